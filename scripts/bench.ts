@@ -1,0 +1,20 @@
+/**
+ * `deno task bench [suite…]`: prints Vantage's performance figures, each
+ * beside a reference measured in the same run. Suites: mcp (default: all).
+ */
+import { benchMcp } from "./bench/mcp.ts";
+
+const suites: Record<string, () => Promise<void>> = {
+  mcp: () => benchMcp(),
+};
+
+const wanted = Deno.args.length === 0 ? Object.keys(suites) : Deno.args;
+for (const name of wanted) {
+  const suite = suites[name];
+  if (suite === undefined) {
+    console.error(`unknown bench suite '${name}'; suites: ${Object.keys(suites).join(", ")}`);
+    Deno.exit(2);
+  }
+  console.log(`\n=== ${name} ===`);
+  await suite();
+}

@@ -1,0 +1,81 @@
+/**
+ * The Deno permission set each Vantage command runs with. One function
+ * computes it, so the shipped tasks, the command an installer registers, the
+ * compiled executable and the tests all agree — and none of them is `-A`.
+ *
+ * @module
+ */
+import { delimiter, join } from "node:path";
+import { readEnv, type VantagePaths } from "./config.ts";
+
+/** The commands that run with their own permission set. */
+export type PermissionProfile = "serve" | "mcp-serve" | "hook" | "cli";
+
+/** The agent folders the server reads (transcripts, configs). */
+export function agentFolders(userHome: string): string[] {
+  return [".claude", ".codex", ".copilot", ".openclaw"].map((name) => join(userHome, name));
+}
+
+/**
+ * Document roots the user opted into with `VANTAGE_ROOTS` (a path list
+ * separated like `PATH`): folders whose files may be added to memory or
+ * restored into.
+ */
+export function documentRoots(): string[] {
+  const raw = readEnv("VANTAGE_ROOTS");
+  if (raw === undefined) return [];
+  return raw.split(delimiter).map((entry) => entry.trim()).filter((entry) => entry !== "");
+}
+
+/**
+ * The `deno run` permission flags for one command, scoped to the data home,
+ * the agents' folders, the document roots and loopback.
+ *
+ * @example
+ * ```ts
+ * import { permissionFlags } from "./permissions.ts";
+ * import { resolvePaths } from "./config.ts";
+ * permissionFlags("mcp-serve", resolvePaths("/tmp/vantage"))[0]; // "--allow-read=/tmp/vantage"
+ * ```
+ */
+export function permissionFlags(
+  profile: PermissionProfile,
+  paths: VantagePaths,
+  roots: readonly string[] = documentRoots(),
+): string[] {
+  const agents = agentFolders(paths.userHome);
+  const read = [paths.home];
+  const write = [paths.home];
+  const flags: string[] = [];
+  if (profile === "serve" || profile === "cli") read.push(...agents);
+  if (profile !== "hook") {
+    read.push(...roots);
+    write.push(...roots);
+  }
+  flags.push(`--allow-read=${unique(read).join(",")}`);
+  flags.push(`--allow-write=${unique(write).join(",")}`);
+  if (profile === "serve" || profile === "hook" || profile === "cli") {
+    flags.push("--allow-net=127.0.0.1,localhost");
+  }
+  flags.push("--allow-env=HOME,VANTAGE_*");
+  if (profile === "serve") flags.push("--allow-run=git");
+  return flags;
+}
+
+/**
+ * A clear message for a Deno permission refusal on `path`, naming what the
+ * process may read and how to widen it.
+ */
+export function describeRefusedPath(path: string, access: "read" | "write"): string {
+  return `${access} access to ${path} was refused: it is outside the folders Vantage may ${access} ` +
+    `(the data home, the agents' folders and VANTAGE_ROOTS); add its folder to VANTAGE_ROOTS and restart`;
+}
+
+/** Whether an error is Deno's permission refusal. */
+export function isPermissionRefusal(error: unknown): boolean {
+  return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

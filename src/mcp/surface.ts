@@ -1,0 +1,79 @@
+/**
+ * What an MCP surface is: a list of tools for one caller and a way to call
+ * them. The three surfaces (`dex`, `composite`, `full`) are views over the
+ * one catalog; none holds logic of its own.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import type { JsonSchema } from "../ops/json_schema.ts";
+import type { OperationAnnotations } from "../ops/operation.ts";
+
+/** The names of the MCP surfaces. */
+export type SurfaceName = "dex" | "composite" | "full";
+
+/** Every surface name, for validation and help text. */
+export const SURFACE_NAMES: readonly SurfaceName[] = ["dex", "composite", "full"];
+
+/** Checks a surface name given on the command line or in config. */
+export function parseSurfaceName(text: string): SurfaceName {
+  if ((SURFACE_NAMES as readonly string[]).includes(text)) return text as SurfaceName;
+  throw new VantageError(
+    "invalid_arguments",
+    `unknown surface '${text}'; choose one of: ${SURFACE_NAMES.join(", ")}`,
+  );
+}
+
+/** An MCP tool as `tools/list` shows it. */
+export interface McpTool {
+  /** The tool's name. */
+  name: string;
+  /** Human title. */
+  title?: string;
+  /** What it does. */
+  description: string;
+  /** JSON Schema of the arguments (type object). */
+  inputSchema: JsonSchema;
+  /** JSON Schema of `structuredContent`, when the tool declares one. */
+  outputSchema?: JsonSchema;
+  /** MCP tool hints. */
+  annotations?: OperationAnnotations & { title?: string };
+}
+
+/** An MCP `tools/call` result. */
+export interface McpToolResult {
+  /** Text copy of the result for clients that ignore structured content. */
+  content: Array<{ type: "text"; text: string }>;
+  /** The result as JSON, matching the tool's output schema when it declares one. */
+  structuredContent?: Record<string, unknown>;
+  /** Set when the call failed. */
+  isError?: boolean;
+  /** Index signature required by the SDK's result type. */
+  [key: string]: unknown;
+}
+
+/** One surface bound to a caller. */
+export interface McpSurface {
+  /** Which surface this is. */
+  readonly name: SurfaceName;
+  /** The tools this caller may see. */
+  tools(): McpTool[];
+  /** Calls one tool; never throws for a bad call, answers with `isError`. */
+  call(name: string, args: Record<string, unknown> | undefined): Promise<McpToolResult>;
+}
+
+/** Wraps a JSON object as a tool result. */
+export function jsonResult(
+  value: Record<string, unknown>,
+  options: { isError?: boolean; structured?: boolean } = {},
+): McpToolResult {
+  const result: McpToolResult = { content: [{ type: "text", text: JSON.stringify(value) }] };
+  if (options.structured ?? true) result.structuredContent = value;
+  if (options.isError === true) result.isError = true;
+  return result;
+}
+
+/** A tool result for a call the surface could not route. */
+export function toolError(kind: string, message: string, structured = true): McpToolResult {
+  return jsonResult({ error: { kind, dispatched: false, message } }, { isError: true, structured });
+}

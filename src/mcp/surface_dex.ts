@@ -1,0 +1,57 @@
+/**
+ * The default `dex` surface: two tools, `search` and `execute`, whatever the
+ * size of the catalog.
+ *
+ * @module
+ */
+import type { Catalog } from "../ops/catalog.ts";
+import {
+  executeTool,
+  handleExecute,
+  handleSearch,
+  searchTool,
+  type ToolDefinition,
+} from "../ops/dex_tools.ts";
+import type { ExecuteOptions } from "../ops/executor.ts";
+import type { Caller } from "../ops/operation.ts";
+import { jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
+
+/** Turns a Tama.Dex definition into an MCP tool. */
+export function definitionToTool(definition: ToolDefinition): McpTool {
+  return {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema: definition.input_schema,
+    outputSchema: definition.output_schema,
+    annotations: definition.annotations,
+  };
+}
+
+/** Builds the `dex` surface for one caller. */
+export function dexSurface(
+  catalog: Catalog,
+  caller: Caller,
+  options: ExecuteOptions = {},
+): McpSurface {
+  const definitions = [searchTool(), executeTool()];
+  return {
+    name: "dex",
+    tools: () => definitions.map(definitionToTool),
+    async call(name, args) {
+      if (name === "search") {
+        const response = handleSearch(catalog, args ?? {}, caller);
+        return jsonResult(response, { isError: "error" in response });
+      }
+      if (name === "execute") {
+        const response = await handleExecute(catalog, args ?? {}, caller, options);
+        const failed = "error" in response || "operation_error" in response;
+        return jsonResult(response as unknown as Record<string, unknown>, { isError: failed });
+      }
+      return toolError(
+        "unknown_operation",
+        `no tool '${name}' on the dex surface; tools: search, execute`,
+      );
+    },
+  };
+}

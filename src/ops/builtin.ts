@@ -1,0 +1,19 @@
+/**
+ * The catalog Vantage ships: every built-in cassette, and the scopes that
+ * together grant all of it.
+ *
+ * @module
+ */
+import { type Catalog, createCatalog } from "./catalog.ts";
+import { dexCassette } from "./dex/cassette.ts";
+import type { Cassette } from "./operation.ts";
+
+/** Every built-in cassette, in listing order. */
+export function builtinCassettes(): Cassette[] {
+  return [dexCassette];
+}
+
+/** The catalog of built-in cassettes. */
+export function builtinCatalog(): Catalog {
+  return createCatalog({ cassettes: builtinCassettes() });
+}

@@ -1,0 +1,96 @@
+/**
+ * `dex.describe`: progressive discovery. Without a target it lists every
+ * operation the caller may run; with one it returns that operation's full
+ * schemas, found by id, `full` tool name or `composite` name.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { OperationFailure } from "../../core/errors.ts";
+import { toJsonSchema } from "../json_schema.ts";
+import { defineOperation, fullToolName, missingScopes, type Operation } from "../operation.ts";
+
+const annotations = z.object({
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+/** The `dex.describe` operation. */
+export const describeOperation: Operation = defineOperation({
+  id: "dex.describe",
+  title: "Describe operations",
+  description:
+    "List every operation you may run, or give `target` (an operation id, tool name or composite op name) for its full parameter and result schemas.",
+  input: z.object({
+    target: z.string().min(1).optional().describe("Operation id, tool name or composite op name"),
+  }),
+  output: z.object({
+    operations: z.array(z.object({
+      operation_id: z.string(),
+      title: z.string(),
+      tool: z.string(),
+      composite: z.string().optional(),
+      scopes: z.array(z.string()),
+    })).optional(),
+    operation_id: z.string().optional(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    tool: z.string().optional(),
+    composite: z.string().optional(),
+    scopes: z.array(z.string()).optional(),
+    annotations: annotations.optional(),
+    input_schema: z.record(z.string(), z.unknown()).optional(),
+    output_schema: z.record(z.string(), z.unknown()).optional(),
+  }),
+  scopes: ["dex:read"],
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  composite: { tool: "query", name: "describe" },
+  run(context, { target }) {
+    const visible = context.catalog.operations().filter((op) =>
+      missingScopes(op, context.caller).length === 0
+    );
+    if (target === undefined) {
+      return {
+        operations: visible.map((op) => ({
+          operation_id: op.id,
+          title: op.title,
+          tool: fullToolName(op),
+          ...(op.composite !== undefined
+            ? { composite: `${op.composite.tool}:${op.composite.name}` }
+            : {}),
+          scopes: [...op.scopes],
+        })),
+      };
+    }
+    const wanted = target.trim();
+    const found = visible.find((op) =>
+      op.id === wanted || fullToolName(op) === wanted || op.composite?.name === wanted
+    );
+    if (found === undefined) {
+      throw new OperationFailure(
+        `no operation you may run is called '${wanted}'; call describe without a target to list them`,
+        { target: wanted },
+      );
+    }
+    return {
+      operation_id: found.id,
+      title: found.title,
+      description: found.description,
+      tool: fullToolName(found),
+      ...(found.composite !== undefined
+        ? { composite: `${found.composite.tool}:${found.composite.name}` }
+        : {}),
+      scopes: [...found.scopes],
+      annotations: found.annotations,
+      input_schema: toJsonSchema(found.input, "input"),
+      output_schema: toJsonSchema(found.output, "output"),
+    };
+  },
+});

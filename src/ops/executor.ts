@@ -1,0 +1,369 @@
+/**
+ * Runs operations for every surface, enforcing everything once: argument
+ * validation, lookup, scopes, time limit, output validation and result size.
+ * Responses are the JSON-safe Tama.Dex shapes, so MCP, HTTP, the CLI and a
+ * host program all see the same thing.
+ *
+ * @module
+ */
+import { type ErrorObject, OperationFailure, toErrorObject, VantageError } from "../core/errors.ts";
+import type { Catalog } from "./catalog.ts";
+import { toJsonSchema } from "./json_schema.ts";
+import { type Caller, missingScopes, type Operation, type SchemaIssue } from "./operation.ts";
+import { resolveReferences } from "./prev_reference.ts";
+import { Services } from "./services.ts";
+
+/** A successful run. */
+export interface ExecuteSuccess {
+  /** The cassette holding the operation. */
+  cassette: string;
+  /** The operation that ran. */
+  operation_id: string;
+  /** The cassette's source. */
+  source: string;
+  /** The operation's validated result. */
+  result: unknown;
+}
+
+/** The operation ran and reported its own domain error. */
+export interface ExecuteOperationError {
+  /** The cassette holding the operation. */
+  cassette: string;
+  /** The operation that ran. */
+  operation_id: string;
+  /** The cassette's source. */
+  source: string;
+  /** The operation's error. */
+  operation_error: { message: string; details?: Record<string, unknown> };
+  /** Always true: the operation ran and may have taken effect. */
+  dispatched: true;
+}
+
+/** The executor could not run the operation, or its result was unusable. */
+export interface ExecuteFailure {
+  /** What went wrong. */
+  error: ErrorObject;
+}
+
+/** Any response of {@linkcode executeOperation}. */
+export type ExecuteResponse = ExecuteSuccess | ExecuteOperationError | ExecuteFailure;
+
+/** One pipeline step: an operation id and its parameters. */
+export interface PipelineStep {
+  /** The operation to run. */
+  op: string;
+  /** Its arguments; string values may be `$prev` references. */
+  params?: Record<string, unknown>;
+}
+
+/** The response of {@linkcode executePipeline}. */
+export interface PipelineResponse {
+  /** One response per step that ran, in order. */
+  steps: ExecuteResponse[];
+  /** How many steps succeeded. */
+  completed: number;
+  /** The last successful step's result (null when none ran). */
+  result: unknown;
+  /** Present when a step failed; the pipeline stopped there. */
+  error?: ErrorObject & { step?: number };
+}
+
+/** What the executor needs besides the catalog and the caller. */
+export interface ExecuteOptions {
+  /** Services for the operations (default: none). */
+  services?: Services;
+  /** Cancels the run from outside. */
+  signal?: AbortSignal;
+}
+
+/** True when a response is an error of either kind. */
+export function isFailure(
+  response: ExecuteResponse,
+): response is ExecuteFailure | ExecuteOperationError {
+  return "error" in response || "operation_error" in response;
+}
+
+/**
+ * Runs one operation by id for `caller`.
+ *
+ * @example
+ * ```ts ignore
+ * const response = await executeOperation(catalog, "dex.describe", {}, { scopes: ["dex:read"] });
+ * if ("result" in response) console.log(response.result);
+ * ```
+ */
+export async function executeOperation(
+  catalog: Catalog,
+  operationId: string,
+  args: unknown,
+  caller: Caller,
+  options: ExecuteOptions = {},
+): Promise<ExecuteResponse> {
+  const preflight = checkArgumentSize(catalog, args);
+  if (preflight !== undefined) return { error: preflight };
+  const operation = catalog.get(operationId);
+  if (operation === undefined) {
+    return { error: unknownOperation(catalog, operationId, caller) };
+  }
+  const missing = missingScopes(operation, caller);
+  if (missing.length > 0) {
+    return {
+      error: {
+        kind: "forbidden",
+        dispatched: false,
+        message: `operation '${operationId}' needs scope${missing.length > 1 ? "s" : ""} ${
+          missing.join(", ")
+        }, which the caller lacks`,
+        details: { missing_scopes: missing, required_scopes: [...operation.scopes] },
+      },
+    };
+  }
+  const unknownKeys = unknownArgumentKeys(operation, args);
+  if (unknownKeys !== undefined) {
+    return {
+      error: {
+        kind: "invalid_arguments",
+        dispatched: false,
+        message: `invalid arguments for '${operationId}': unknown argument${
+          unknownKeys.unknown.length > 1 ? "s" : ""
+        } ${unknownKeys.unknown.map((k) => `'${k}'`).join(", ")}; allowed: ${
+          unknownKeys.allowed.join(", ") || "none"
+        }`,
+        details: { unknown: unknownKeys.unknown, allowed: unknownKeys.allowed },
+      },
+    };
+  }
+  const parsed = operation.input.safeParse(args ?? {});
+  if (!parsed.success) {
+    return {
+      error: {
+        kind: "invalid_arguments",
+        dispatched: false,
+        message: `invalid arguments for '${operationId}': ${describeIssues(parsed.error)}`,
+        details: { issues: issueList(parsed.error) },
+      },
+    };
+  }
+  return await runValidated(catalog, operation, parsed.data, caller, options);
+}
+
+async function runValidated(
+  catalog: Catalog,
+  operation: Operation,
+  input: unknown,
+  caller: Caller,
+  options: ExecuteOptions,
+): Promise<ExecuteResponse> {
+  const cassette = catalog.cassetteOf(operation.id)!;
+  const envelope = { cassette: cassette.name, operation_id: operation.id, source: cassette.source };
+  const timeoutMs = operation.timeoutMs ?? catalog.limits.timeoutMs;
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new VantageError(
+        "timeout",
+        `operation '${operation.id}' did not finish within ${timeoutMs} ms`,
+        { dispatched: true, details: { timeout_ms: timeoutMs } },
+      );
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  let raw: unknown;
+  try {
+    raw = await Promise.race([
+      Promise.resolve().then(() =>
+        operation.run({
+          caller,
+          signal: controller.signal,
+          services: options.services ?? new Services(),
+          catalog,
+        }, input)
+      ),
+      timedOut,
+    ]);
+  } catch (error) {
+    if (error instanceof OperationFailure) {
+      const operationError: ExecuteOperationError["operation_error"] = { message: error.message };
+      if (error.details !== undefined) operationError.details = error.details;
+      return { ...envelope, operation_error: operationError, dispatched: true };
+    }
+    if (error instanceof VantageError) {
+      // A kind the operation raised itself (not_found, conflict, …) is still its own domain answer.
+      if (error.kind === "timeout") return { error: error.toObject() };
+      const operationError: ExecuteOperationError["operation_error"] = {
+        message: error.message,
+        details: { kind: error.kind, ...error.details },
+      };
+      return { ...envelope, operation_error: operationError, dispatched: true };
+    }
+    return { error: toErrorObject(error, true) };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onOuterAbort);
+  }
+  const checked = operation.output.safeParse(raw);
+  if (!checked.success) {
+    return {
+      error: {
+        kind: "invalid_result",
+        dispatched: true,
+        message:
+          `operation '${operation.id}' returned a result that does not match its output schema: ${
+            describeIssues(checked.error)
+          }`,
+      },
+    };
+  }
+  const size = jsonLength(checked.data);
+  if (size > catalog.limits.maxResultChars) {
+    return {
+      error: {
+        kind: "result_too_large",
+        dispatched: true,
+        message:
+          `operation '${operation.id}' produced ${size} characters of JSON; the limit is ${catalog.limits.maxResultChars} — ask for less (a smaller limit, fewer fields)`,
+        details: { size, limit: catalog.limits.maxResultChars },
+      },
+    };
+  }
+  return { ...envelope, result: checked.data };
+}
+
+/**
+ * Runs steps in order, resolving `$prev` references in each step's
+ * parameters against the previous step's result, and stops at the first
+ * failure.
+ */
+export async function executePipeline(
+  catalog: Catalog,
+  steps: readonly PipelineStep[],
+  caller: Caller,
+  options: ExecuteOptions = {},
+): Promise<PipelineResponse> {
+  if (steps.length > catalog.limits.maxPipelineSteps) {
+    return {
+      steps: [],
+      completed: 0,
+      result: null,
+      error: {
+        kind: "invalid_arguments",
+        dispatched: false,
+        message:
+          `a pipeline may have at most ${catalog.limits.maxPipelineSteps} steps; got ${steps.length}`,
+      },
+    };
+  }
+  const responses: ExecuteResponse[] = [];
+  let previous: unknown = {};
+  for (const [index, step] of steps.entries()) {
+    const params = resolveReferences(step.params ?? {}, previous);
+    const response = await executeOperation(catalog, step.op, params, caller, options);
+    responses.push(response);
+    if (isFailure(response)) {
+      const error: ErrorObject = "error" in response ? response.error : {
+        kind: "operation_error",
+        dispatched: true,
+        message: response.operation_error.message,
+      };
+      return {
+        steps: responses,
+        completed: index,
+        result: index === 0 ? null : previous,
+        error: {
+          ...error,
+          message: `step ${index + 1} (${step.op}): ${error.message}`,
+          step: index,
+        },
+      };
+    }
+    previous = response.result;
+  }
+  return {
+    steps: responses,
+    completed: steps.length,
+    result: steps.length === 0 ? null : previous,
+  };
+}
+
+function checkArgumentSize(catalog: Catalog, args: unknown): ErrorObject | undefined {
+  let size: number;
+  try {
+    size = jsonLength(args ?? {});
+  } catch (error) {
+    return {
+      kind: "invalid_arguments",
+      dispatched: false,
+      message: `arguments are not JSON-serialisable: ${
+        error instanceof Error ? error.message : error
+      }`,
+    };
+  }
+  if (size > catalog.limits.maxArgumentChars) {
+    return {
+      kind: "invalid_arguments",
+      dispatched: false,
+      message:
+        `arguments are ${size} characters of JSON; the limit is ${catalog.limits.maxArgumentChars}`,
+      details: { size, limit: catalog.limits.maxArgumentChars },
+    };
+  }
+  return undefined;
+}
+
+function unknownOperation(catalog: Catalog, operationId: string, caller: Caller): ErrorObject {
+  const suggestions = catalog.search(operationId, caller, { limit: 3 }).results.map((r) =>
+    r.operation_id
+  );
+  const hint = suggestions.length > 0 ? `; did you mean ${suggestions.join(", ")}?` : "";
+  return {
+    kind: "unknown_operation",
+    dispatched: false,
+    message: `no operation '${operationId}' in the catalog${hint}`,
+    details: { operation_id: operationId, suggestions },
+  };
+}
+
+/**
+ * Names an argument the schema does not declare: zod would drop it silently,
+ * and a misspelt `limt` quietly ignored is worse than a clear refusal.
+ */
+function unknownArgumentKeys(
+  operation: Operation,
+  args: unknown,
+): { unknown: string[]; allowed: string[] } | undefined {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return undefined;
+  const schema = toJsonSchema(operation.input, "input");
+  const properties = schema.properties;
+  if (schema.type !== "object" || properties === null || typeof properties !== "object") {
+    return undefined;
+  }
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
+    return undefined;
+  }
+  const allowed = Object.keys(properties);
+  const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
+  return unknown.length === 0 ? undefined : { unknown, allowed };
+}
+
+function jsonLength(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
+
+/** Validation issues as `path: message` items. */
+export function issueList(
+  error: { issues: readonly SchemaIssue[] },
+): Array<{ path: string; message: string }> {
+  return error.issues.map((issue) => ({
+    path: issue.path.length === 0 ? "(root)" : issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+}
+
+/** Validation issues as one readable line. */
+export function describeIssues(error: { issues: readonly SchemaIssue[] }): string {
+  return issueList(error).map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+}

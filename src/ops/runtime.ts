@@ -1,0 +1,40 @@
+/**
+ * The services Vantage's own operations use, and how a process provides
+ * them: paths from the environment and the SQLite store opened on first use.
+ *
+ * @module
+ */
+import { resolvePaths, type VantagePaths } from "../core/config.ts";
+import { type DatabaseSync, openDatabase } from "../store/database.ts";
+import { type ServiceKey, serviceKey, Services } from "./services.ts";
+
+/** Where the data home and its files are. */
+export const PATHS: ServiceKey<VantagePaths> = serviceKey<VantagePaths>("paths");
+
+/** The read-write store connection (migrated at open). */
+export const DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("database");
+
+/** A read-only connection: SQLite itself refuses any write through it. */
+export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(
+  "read-only database",
+);
+
+/** The clock, so tests can fix "now". */
+export const CLOCK: ServiceKey<() => number> = serviceKey<() => number>("clock");
+
+/**
+ * The services of a Vantage process, each built on first use and closed by
+ * `services.close()`.
+ */
+export function vantageServices(paths: VantagePaths = resolvePaths()): Services {
+  const services = new Services();
+  services.provide(PATHS, () => paths);
+  services.provide(CLOCK, () => Date.now);
+  services.provide(DATABASE, () => openDatabase(paths.database), (db) => db.close());
+  services.provide(READ_ONLY_DATABASE, () => {
+    // Make sure the file and schema exist before opening it read-only.
+    services.get(DATABASE);
+    return openDatabase(paths.database, { readOnly: true });
+  }, (db) => db.close());
+  return services;
+}

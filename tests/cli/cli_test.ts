@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { runVantage } from "../helpers/cli.ts";
+
+const home = await Deno.makeTempDir({ prefix: "vantage-cli-" });
+const env = { VANTAGE_HOME: home };
+
+Deno.test("help lists every command; every command has --help", async () => {
+  const top = await runVantage(["--help"], { env });
+  assert.equal(top.code, 0);
+  for (const name of ["serve", "mcp-serve", "install", "hook", "call", "ops", "version"]) {
+    assert.match(top.stdout, new RegExp(`\\n  ${name} `));
+    const help = await runVantage([name, "--help"], { env });
+    assert.equal(help.code, 0, name);
+    assert.match(help.stdout, new RegExp(`Usage: vantage ${name}`));
+  }
+});
+
+Deno.test("version prints plain and JSON", async () => {
+  const plain = await runVantage(["version"], { env });
+  assert.match(plain.stdout, /^vantage \d+\.\d+\.\d+\n$/);
+  const json = await runVantage(["version", "--json"], { env });
+  assert.match(JSON.parse(json.stdout).version, /^\d+\.\d+\.\d+$/);
+});
+
+Deno.test("unknown commands and flags fail with one clear line", async () => {
+  const unknown = await runVantage(["frobnicate"], { env });
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /^vantage: unknown command 'frobnicate'; commands: serve, /);
+  assert.equal(unknown.stderr.trim().split("\n").length, 1);
+  const flag = await runVantage(["ops", "--nope"], { env });
+  assert.equal(flag.code, 2);
+  assert.match(flag.stderr, /Unknown option '--nope' \(see 'vantage ops --help'\)/);
+});
+
+Deno.test("ops lists and searches the catalog", async () => {
+  const list = await runVantage(["ops"], { env });
+  assert.equal(list.code, 0);
+  assert.match(list.stdout, /dex\.describe\s+Describe operations/);
+  const search = await runVantage(["ops", "cassettes", "--json"], { env });
+  const parsed = JSON.parse(search.stdout);
+  assert.equal(parsed.results[0].operation_id, "dex.list_cassettes");
+  const badCassette = await runVantage(["ops", "--cassette", "nope"], { env });
+  assert.equal(badCassette.code, 2);
+  assert.match(badCassette.stderr, /unknown cassette 'nope'/);
+});
+
+Deno.test("call runs operations from an argument or stdin", async () => {
+  const ok = await runVantage(["call", "dex.describe", '{"target":"dex.describe"}'], { env });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(JSON.parse(ok.stdout).operation_id, "dex.describe");
+  const piped = await runVantage(["call", "dex.list_cassettes", "-"], { env, stdin: "{}" });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.ok(Array.isArray(JSON.parse(piped.stdout).cassettes));
+  const envelope = await runVantage(["call", "dex.list_cassettes", "--json"], { env });
+  assert.equal(JSON.parse(envelope.stdout).source, "builtin");
+});
+
+Deno.test("call refuses malformed JSON, non-objects, unknown ops and scopes that grant nothing", async () => {
+  const malformed = await runVantage(["call", "dex.describe", "{target:"], { env });
+  assert.equal(malformed.code, 2);
+  assert.match(malformed.stderr, /^vantage call: arguments are not valid JSON/);
+  const array = await runVantage(["call", "dex.describe", "[1]"], { env });
+  assert.equal(array.code, 2);
+  assert.match(array.stderr, /must be a JSON object/);
+  const unknown = await runVantage(["call", "dex.nope"], { env });
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /no operation 'dex.nope'/);
+  const empty = await runVantage(["call", "dex.describe", "--scopes", ","], { env });
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /grants nothing/);
+  const bogus = await runVantage(["call", "dex.describe", "--scopes", "root"], { env });
+  assert.equal(bogus.code, 2);
+  assert.match(bogus.stderr, /unknown scope 'root'/);
+  const forbidden = await runVantage(["call", "dex.describe", "--scopes", "docs:read"], { env });
+  assert.equal(forbidden.code, 3);
+  assert.match(forbidden.stderr, /needs scope dex:read/);
+  const domain = await runVantage(["call", "dex.describe", '{"target":"zzz"}'], { env });
+  assert.equal(domain.code, 1);
+  assert.match(domain.stderr, /dex.describe failed: no operation you may run is called 'zzz'/);
+});
+
+Deno.test("mcp-serve refuses unknown surfaces and empty scopes before starting", async () => {
+  const surface = await runVantage(["mcp-serve", "--surface", "tiny"], { env, stdin: "" });
+  assert.equal(surface.code, 2);
+  assert.match(surface.stderr, /unknown surface 'tiny'; choose one of: dex, composite, full/);
+  assert.equal(surface.stdout, "");
+  const scopes = await runVantage(["mcp-serve", "--scopes", ""], { env, stdin: "" });
+  assert.equal(scopes.code, 2);
+  assert.match(scopes.stderr, /grants nothing/);
+});
+
+Deno.test("mcp-serve exits cleanly when stdin closes", async () => {
+  const run = await runVantage(["mcp-serve"], { env, stdin: "" });
+  assert.equal(run.code, 0);
+  assert.equal(run.stdout, "");
+});
+
+Deno.test("commands that arrive later say so plainly; hook never fails the agent", async () => {
+  const serve = await runVantage(["serve"], { env });
+  assert.notEqual(serve.code, 0);
+  assert.match(serve.stderr, /not part of this version yet/);
+  const hook = await runVantage(["hook", "--agent", "claude-code"], { env, stdin: "not json" });
+  assert.equal(hook.code, 0);
+  assert.equal(hook.stdout, "");
+  const hookBadFlag = await runVantage(["hook", "--what"], { env, stdin: "{}" });
+  assert.equal(hookBadFlag.code, 0);
+});
