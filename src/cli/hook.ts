@@ -1,26 +1,84 @@
 /**
  * `vantage hook --agent <name>`: called by an agent with one hook payload on
- * stdin. It must never block or break the agent, so every outcome exits 0.
- * Storing the payload is built in later work; until then the hook reads its
- * input, says so on stderr and exits 0.
+ * stdin. It hands the payload to the server within a small budget or spools
+ * it, prints only what the agent should read (the server's context answer),
+ * and always exits 0: a hook must never block or break the agent.
  *
  * @module
  */
-import { type Command, parseFlags, readStdin, writeStderr } from "./command.ts";
+import { readEnv, resolvePaths, serverUrl } from "../core/config.ts";
+import { deliverHook } from "../ingest/hook_delivery.ts";
+import { AGENT_NAMES, parseAgentName } from "../ingest/types.ts";
+import { type Command, parseFlags, readStdin, writeStderr, writeStdout } from "./command.ts";
+
+/** Largest payload the hook reads (anything bigger is not a hook payload). */
+const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 
 /** The `hook` command. */
 export const command: Command = {
   name: "hook",
   summary: "Receive one agent hook payload on stdin (called by the agent)",
-  usage: `Usage: vantage hook --agent claude-code|codex|copilot-cli|openclaw < payload.json
+  usage:
+    `Usage: vantage hook --agent claude-code|codex|copilot-cli|openclaw [--event NAME] < payload.json
 
-Reads one hook payload on stdin. Always exits 0 so the agent is never blocked.
-Not available in this version yet: the payload is read and dropped.`,
+Reads one hook payload on stdin and hands it to the running server
+(VANTAGE_URL, or http://127.0.0.1:VANTAGE_PORT). If the server does not
+answer in time (VANTAGE_HOOK_TIMEOUT_MS, default 300) the payload waits in
+the spool and is stored when the server next starts. Prints the server's
+context answer for the agent, if any. Always exits 0.`,
   async run(args) {
     try {
-      parseFlags("hook", args, { agent: { type: "string" } });
-      await readStdin();
-      writeStderr("vantage hook: hook ingestion is not part of this version yet; payload ignored");
+      const { values } = parseFlags("hook", args, {
+        agent: { type: "string" },
+        event: { type: "string" },
+      });
+      const agent = typeof values.agent === "string" ? parseAgentName(values.agent) : undefined;
+      if (agent === undefined) {
+        writeStderr(
+          `vantage hook: ${
+            values.agent === undefined ? "missing --agent" : `unknown agent '${values.agent}'`
+          }; use one of ${AGENT_NAMES.join(", ")}; payload ignored`,
+        );
+        return 0;
+      }
+      const payload = await readStdin();
+      if (payload.trim() === "") {
+        writeStderr("vantage hook: empty payload on stdin; nothing recorded");
+        return 0;
+      }
+      if (payload.length > MAX_PAYLOAD_BYTES) {
+        writeStderr(
+          `vantage hook: payload of ${payload.length} bytes is over ${MAX_PAYLOAD_BYTES}; nothing recorded`,
+        );
+        return 0;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(payload);
+      } catch (error) {
+        writeStderr(
+          `vantage hook: payload is not JSON (${(error as Error).message}); nothing recorded`,
+        );
+        return 0;
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        writeStderr("vantage hook: payload is not a JSON object; nothing recorded");
+        return 0;
+      }
+      const timeout = Number(readEnv("VANTAGE_HOOK_TIMEOUT_MS") ?? 300);
+      const outcome = await deliverHook({
+        agent,
+        event: typeof values.event === "string" ? values.event : undefined,
+        payload,
+        serverUrl: serverUrl(),
+        token: readEnv("VANTAGE_TOKEN"),
+        timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 300,
+        spoolPath: resolvePaths().spool,
+      });
+      if (outcome.output !== undefined) writeStdout(JSON.stringify(outcome.output) + "\n");
+      if (!outcome.delivered && !outcome.spooled) {
+        writeStderr(`vantage hook: payload refused: ${outcome.reason}`);
+      }
     } catch (error) {
       writeStderr(`vantage hook: ${error instanceof Error ? error.message : error}`);
     }

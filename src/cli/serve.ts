@@ -1,26 +1,74 @@
 /**
- * `vantage serve`. The long-running server (hook endpoint, transcript
- * tailers, sensors, dashboard) is built in later work; until then the
- * command says so and starts nothing.
+ * `vantage serve`: the long-running server.
  *
  * @module
  */
+import { configuredPort, DEFAULT_HOST, readEnv, resolvePaths } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
+import { createLogger } from "../core/log.ts";
+import { loadOrCreateToken } from "../http/token.ts";
+import { startVantageServer } from "../http/vantage_server.ts";
 import { type Command, parseFlags } from "./command.ts";
 
 /** The `serve` command. */
 export const command: Command = {
   name: "serve",
   summary: "Run the server: hook endpoint, transcript tailing, sensors, dashboard",
-  usage: `Usage: vantage serve [--host H] [--port P]
+  usage: `Usage: vantage serve [options]
 
-Runs Vantage's server on http://127.0.0.1:14300 (VANTAGE_PORT).
-Not available in this version yet: use 'vantage mcp-serve' for the MCP server.`,
-  run(args) {
-    parseFlags("serve", args, { host: { type: "string" }, port: { type: "string" } });
-    throw new VantageError(
-      "unavailable",
-      "the HTTP server is not part of this version yet; nothing was started ('vantage mcp-serve' serves MCP on stdio)",
-    );
+Runs Vantage's server: the hook endpoint (/api/hooks), transcript tailing
+for every agent, and the HTTP API. Stops on Ctrl-C (SIGINT) or SIGTERM after
+finishing in-flight writes.
+
+Options:
+  --host H      Bind address (default 127.0.0.1; anything else needs the token)
+  --port P      Port (default VANTAGE_PORT or 14300; 0 picks a free port)
+  --token T     Bearer token (default VANTAGE_TOKEN, else generated into the data home)
+  --no-tail     Do not read agent transcripts
+  -h, --help    Show this help`,
+  async run(args) {
+    const { values } = parseFlags("serve", args, {
+      host: { type: "string" },
+      port: { type: "string" },
+      token: { type: "string" },
+      "no-tail": { type: "boolean" },
+    });
+    const host = typeof values.host === "string" ? values.host : DEFAULT_HOST;
+    let port = configuredPort();
+    if (typeof values.port === "string") {
+      port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new VantageError(
+          "invalid_arguments",
+          `--port must be a port number (0-65535); got '${values.port}'`,
+        );
+      }
+    }
+    const paths = resolvePaths();
+    const log = createLogger("serve");
+    const token = typeof values.token === "string" ? values.token : readEnv("VANTAGE_TOKEN") ??
+      await loadOrCreateToken(paths.home);
+    const server = await startVantageServer({
+      paths,
+      host,
+      port,
+      token,
+      tail: values["no-tail"] !== true,
+      log,
+    });
+    log.info(`listening on http://${host.includes(":") ? `[${host}]` : host}:${server.port}`, {
+      home: paths.home,
+    });
+    const stop = () => {
+      log.info("shutting down");
+      void server.shutdown();
+    };
+    Deno.addSignalListener("SIGINT", stop);
+    Deno.addSignalListener("SIGTERM", stop);
+    await server.finished;
+    Deno.removeSignalListener("SIGINT", stop);
+    Deno.removeSignalListener("SIGTERM", stop);
+    log.info("stopped");
+    return 0;
   },
 };

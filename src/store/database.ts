@@ -87,30 +87,63 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   return db;
 }
 
+/** The versions of every migration applied to `db`, ascending. */
+export function appliedMigrations(db: DatabaseSync): number[] {
+  const exists = db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+  ).get();
+  if (exists === undefined) return [];
+  return (db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as Array<
+    { version: number }
+  >).map((row) => row.version);
+}
+
 /** The highest migration version applied to `db` (0 for a new file). */
 export function schemaVersion(db: DatabaseSync): number {
-  const row = db.prepare("PRAGMA user_version").get() as { user_version: number } | undefined;
-  return row?.user_version ?? 0;
+  const applied = appliedMigrations(db);
+  return applied.length === 0 ? 0 : applied[applied.length - 1];
 }
 
 /**
- * Applies every migration newer than the file's `user_version`, each in its
- * own immediate transaction so two processes opening a new file at once
- * cannot both apply the same step.
+ * Applies every migration not yet recorded in `schema_migrations`, in
+ * version order, each in its own immediate transaction so two processes
+ * opening a new file at once cannot both apply the same step. Tracking the
+ * applied set (not just the highest number) lets separate table families
+ * number their migrations independently.
  */
 export function migrate(db: DatabaseSync, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  ) STRICT`);
+  const seen = new Set<number>();
+  for (const migration of migrations) {
+    if (seen.has(migration.version)) {
+      throw new VantageError(
+        "internal_error",
+        `migration version ${migration.version} is defined twice`,
+      );
+    }
+    seen.add(migration.version);
+  }
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  let applied = new Set(appliedMigrations(db));
   for (const migration of ordered) {
-    if (schemaVersion(db) >= migration.version) continue;
+    if (applied.has(migration.version)) continue;
     db.exec("BEGIN IMMEDIATE");
     try {
       // Re-check under the write lock: another process may have won the race.
-      if (schemaVersion(db) >= migration.version) {
-        db.exec("COMMIT");
-        continue;
+      applied = new Set(appliedMigrations(db));
+      if (!applied.has(migration.version)) {
+        db.exec(migration.sql);
+        db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+          .run(
+            migration.version,
+            migration.name,
+            Date.now(),
+          );
       }
-      db.exec(migration.sql);
-      db.exec(`PRAGMA user_version = ${migration.version}`);
       db.exec("COMMIT");
     } catch (error) {
       db.exec("ROLLBACK");
@@ -120,6 +153,15 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): voi
         { cause: error },
       );
     }
+  }
+}
+
+/** Folds the WAL back into the database file, so a stopped server leaves one tidy file. */
+export function checkpoint(db: DatabaseSync): void {
+  try {
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch {
+    // A reader holding the WAL open just means the checkpoint finishes later.
   }
 }
 

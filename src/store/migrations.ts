@@ -27,4 +27,209 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: "agent sessions, hook events, transcript messages, usage, tail offsets",
+    sql: `
+      CREATE TABLE sessions (
+        session_id        TEXT PRIMARY KEY,
+        agent             TEXT NOT NULL,
+        cwd               TEXT,
+        project           TEXT,
+        started_at        INTEGER NOT NULL,
+        last_activity_at  INTEGER NOT NULL,
+        model             TEXT,
+        git_branch        TEXT,
+        title             TEXT,
+        parent_session_id TEXT,
+        transcript_path   TEXT,
+        has_hooks         INTEGER NOT NULL DEFAULT 0,
+        event_count       INTEGER NOT NULL DEFAULT 0,
+        message_count     INTEGER NOT NULL DEFAULT 0,
+        tool_calls        INTEGER NOT NULL DEFAULT 0,
+        tool_failures     INTEGER NOT NULL DEFAULT 0,
+        input_tokens      INTEGER NOT NULL DEFAULT 0,
+        output_tokens     INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        reasoning_tokens  INTEGER NOT NULL DEFAULT 0,
+        cost_usd          REAL NOT NULL DEFAULT 0,
+        context_tokens    INTEGER,
+        context_window    INTEGER
+      ) STRICT;
+      CREATE INDEX sessions_project_activity ON sessions (project, last_activity_at DESC);
+      CREATE INDEX sessions_agent_activity ON sessions (agent, last_activity_at DESC);
+      CREATE INDEX sessions_activity ON sessions (last_activity_at DESC);
+
+      CREATE TABLE events (
+        id              INTEGER PRIMARY KEY,
+        delivery_id     TEXT UNIQUE,
+        agent           TEXT NOT NULL,
+        session_id      TEXT NOT NULL,
+        cwd             TEXT,
+        project         TEXT,
+        event_type      TEXT NOT NULL,
+        ts              INTEGER NOT NULL,
+        tool_name       TEXT,
+        tool_use_id     TEXT,
+        file_path       TEXT,
+        command         TEXT,
+        command_prefix  TEXT,
+        success         INTEGER,
+        error           TEXT,
+        duration_ms     INTEGER,
+        prompt          TEXT,
+        model           TEXT,
+        received_at     INTEGER NOT NULL,
+        raw             TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX events_session_ts ON events (session_id, ts);
+      CREATE INDEX events_project_ts ON events (project, ts);
+      CREATE INDEX events_ts ON events (ts);
+
+      CREATE TABLE messages (
+        id             INTEGER PRIMARY KEY,
+        session_id     TEXT NOT NULL,
+        agent          TEXT NOT NULL,
+        message_key    TEXT NOT NULL,
+        ts             INTEGER NOT NULL,
+        role           TEXT NOT NULL,
+        message_type   TEXT NOT NULL,
+        text           TEXT NOT NULL,
+        tool_name      TEXT,
+        tool_use_id    TEXT,
+        is_error       INTEGER,
+        model          TEXT,
+        cwd            TEXT,
+        file_path      TEXT,
+        command_prefix TEXT,
+        subagent_id    TEXT,
+        UNIQUE (session_id, message_key)
+      ) STRICT;
+      CREATE INDEX messages_session_ts ON messages (session_id, ts);
+
+      CREATE VIRTUAL TABLE messages_fts USING fts5(
+        text, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+      END;
+
+      CREATE TABLE usage (
+        usage_key          TEXT PRIMARY KEY,
+        session_id         TEXT NOT NULL,
+        agent              TEXT NOT NULL,
+        ts                 INTEGER NOT NULL,
+        model              TEXT,
+        input_tokens       INTEGER NOT NULL,
+        output_tokens      INTEGER NOT NULL,
+        cache_read_tokens  INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens   INTEGER NOT NULL,
+        context_window     INTEGER,
+        cost_usd           REAL NOT NULL
+      ) STRICT;
+      CREATE INDEX usage_session_ts ON usage (session_id, ts);
+      CREATE INDEX usage_ts ON usage (ts);
+
+      CREATE TABLE transcript_files (
+        path          TEXT PRIMARY KEY,
+        agent         TEXT NOT NULL,
+        byte_offset   INTEGER NOT NULL,
+        file_size     INTEGER NOT NULL,
+        parser_state  TEXT NOT NULL,
+        lines         INTEGER NOT NULL DEFAULT 0,
+        malformed     INTEGER NOT NULL DEFAULT 0,
+        unknown_types INTEGER NOT NULL DEFAULT 0,
+        updated_at    INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+  {
+    version: 3,
+    name: "perception: builds, file changes, git moves, anomalies, project state, injections",
+    sql: `
+      CREATE TABLE build_runs (
+        id          INTEGER PRIMARY KEY,
+        tag         TEXT NOT NULL,
+        command     TEXT NOT NULL,
+        cwd         TEXT,
+        project     TEXT,
+        started_at  INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        exit_code   INTEGER NOT NULL,
+        errors      TEXT NOT NULL DEFAULT '[]',
+        output_tail TEXT NOT NULL DEFAULT ''
+      ) STRICT;
+      CREATE INDEX build_runs_tag_started ON build_runs (tag, started_at DESC);
+      CREATE INDEX build_runs_started ON build_runs (started_at DESC);
+
+      CREATE TABLE file_changes (
+        id         INTEGER PRIMARY KEY,
+        project    TEXT NOT NULL,
+        path       TEXT NOT NULL,
+        kind       TEXT NOT NULL,
+        ts         INTEGER NOT NULL,
+        source     TEXT NOT NULL,
+        session_id TEXT,
+        agent      TEXT
+      ) STRICT;
+      CREATE INDEX file_changes_project_ts ON file_changes (project, ts DESC);
+      CREATE INDEX file_changes_ts ON file_changes (ts DESC);
+
+      CREATE TABLE git_moves (
+        id       INTEGER PRIMARY KEY,
+        project  TEXT NOT NULL,
+        ts       INTEGER NOT NULL,
+        kind     TEXT NOT NULL,
+        branch   TEXT,
+        from_ref TEXT,
+        to_ref   TEXT,
+        summary  TEXT
+      ) STRICT;
+      CREATE INDEX git_moves_project_ts ON git_moves (project, ts DESC);
+
+      CREATE TABLE anomalies (
+        id               INTEGER PRIMARY KEY,
+        session_id       TEXT NOT NULL,
+        project          TEXT,
+        kind             TEXT NOT NULL,
+        severity         TEXT NOT NULL,
+        channel          TEXT NOT NULL,
+        fingerprint      TEXT NOT NULL,
+        evidence         TEXT NOT NULL,
+        suggestion       TEXT NOT NULL,
+        related_files    TEXT NOT NULL DEFAULT '[]',
+        first_emitted_at INTEGER NOT NULL,
+        last_emitted_at  INTEGER NOT NULL,
+        emit_count       INTEGER NOT NULL DEFAULT 1,
+        resolved_at      INTEGER,
+        UNIQUE (session_id, fingerprint)
+      ) STRICT;
+      CREATE INDEX anomalies_session ON anomalies (session_id, last_emitted_at DESC);
+      CREATE INDEX anomalies_emitted ON anomalies (last_emitted_at DESC);
+
+      CREATE TABLE anomaly_emissions (
+        id         INTEGER PRIMARY KEY,
+        anomaly_id INTEGER NOT NULL REFERENCES anomalies (id) ON DELETE CASCADE,
+        ts         INTEGER NOT NULL,
+        channel    TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE project_state (
+        root         TEXT PRIMARY KEY,
+        state        TEXT NOT NULL,
+        refreshed_at INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE injections (
+        session_id TEXT PRIMARY KEY,
+        snapshot   TEXT NOT NULL,
+        ts         INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

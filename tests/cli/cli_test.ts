@@ -95,13 +95,18 @@ Deno.test("mcp-serve exits cleanly when stdin closes", async () => {
   assert.equal(run.stdout, "");
 });
 
-Deno.test("commands that arrive later say so plainly; hook never fails the agent", async () => {
-  const serve = await runVantage(["serve"], { env });
-  assert.notEqual(serve.code, 0);
-  assert.match(serve.stderr, /not part of this version yet/);
-  const hook = await runVantage(["hook", "--agent", "claude-code"], { env, stdin: "not json" });
-  assert.equal(hook.code, 0);
-  assert.equal(hook.stdout, "");
-  const hookBadFlag = await runVantage(["hook", "--what"], { env, stdin: "{}" });
-  assert.equal(hookBadFlag.code, 0);
+Deno.test("install says plainly it is not available yet; hook never fails the agent", async () => {
+  const install = await runVantage(["install", "--adapter", "claude-code"], { env });
+  assert.notEqual(install.code, 0);
+  assert.match(install.stderr, /not part of this version yet/);
+  const serve = await runVantage(["serve", "--port", "http"], { env });
+  assert.equal(serve.code, 2);
+  assert.match(serve.stderr, /--port must be a port number/);
+  const notJson = await runVantage(["hook", "--agent", "claude-code"], { env, stdin: "not json" });
+  assert.equal(notJson.code, 0);
+  assert.equal(notJson.stdout, "");
+  assert.match(notJson.stderr, /payload is not JSON/);
+  const badFlag = await runVantage(["hook", "--what"], { env, stdin: "{}" });
+  assert.equal(badFlag.code, 0);
+  assert.match(badFlag.stderr, /Unknown option '--what'/);
 });

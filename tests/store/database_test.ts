@@ -98,3 +98,25 @@ Deno.test("a second process reads while this one holds a write transaction", asy
   db.close();
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("migration families numbered apart both apply, whatever order they arrive in", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = join(dir, "f.db");
+  const db = openDatabase(path, {
+    migrations: [{ version: 10, name: "docs", sql: "CREATE TABLE d (x)" }],
+  });
+  migrate(db, [
+    { version: 2, name: "agent", sql: "CREATE TABLE a (x)" },
+    { version: 10, name: "docs", sql: "CREATE TABLE d (x)" },
+  ]);
+  const tables = db.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'd')",
+  ).all();
+  assert.equal(tables.length, 2);
+  assert.throws(
+    () => migrate(db, [{ version: 2, name: "x", sql: "" }, { version: 2, name: "y", sql: "" }]),
+    /twice/,
+  );
+  db.close();
+  await Deno.remove(dir, { recursive: true });
+});

@@ -1,0 +1,88 @@
+/**
+ * The one HTTP error type and JSON response helpers: every failure is a
+ * JSON body `{error: {kind, dispatched, message}}` with a status that fits.
+ *
+ * @module
+ */
+import { type ErrorKind, httpStatusFor } from "../core/errors.ts";
+
+/** An HTTP failure with a status and the Vantage error object. */
+export class HttpError extends Error {
+  /** HTTP status. */
+  readonly status: number;
+  /** Error kind. */
+  readonly kind: ErrorKind;
+
+  /** Creates an HTTP error; the status defaults from the kind. */
+  constructor(kind: ErrorKind, message: string, status?: number) {
+    super(message);
+    this.name = "HttpError";
+    this.kind = kind;
+    this.status = status ?? httpStatusFor(kind);
+  }
+}
+
+/** A JSON response. */
+export function json(body: unknown, status = 200, headers: HeadersInit = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/** The JSON response of an {@linkcode HttpError}. */
+export function errorResponse(error: HttpError): Response {
+  return json(
+    { error: { kind: error.kind, dispatched: false, message: error.message } },
+    error.status,
+  );
+}
+
+/** Reads a request body as text, refusing more than `limit` bytes with 413. */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new HttpError(
+      "invalid_arguments",
+      `request body is ${declared} bytes; the limit is ${limit}`,
+      413,
+    );
+  }
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new HttpError(
+        "invalid_arguments",
+        `request body exceeds the limit of ${limit} bytes`,
+        413,
+      );
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Refuses a body that does not declare JSON with 415. */
+export function requireJson(request: Request): void {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/([\w.+-]*\+)?json\b/i.test(type.trim())) {
+    throw new HttpError(
+      "invalid_arguments",
+      `expected a JSON body (content-type: application/json); got '${type || "none"}'`,
+      415,
+    );
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The long-running `serve` process put together: the store, the hook
+ * endpoint with spool replay, the transcript tailer, and the HTTP listener,
+ * with a graceful shutdown that finishes writes and checkpoints the WAL.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { VantagePaths } from "../core/config.ts";
+import { VantageError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import { type HookDelivery, type IntakeResult, takeHookDelivery } from "../ingest/hook_intake.ts";
+import type { ModelPrice } from "../ingest/pricing.ts";
+import { replaySpool } from "../ingest/spool.ts";
+import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
+import type { AgentName } from "../ingest/types.ts";
+import { DATABASE, vantageServices } from "../ops/runtime.ts";
+import { checkpoint } from "../store/database.ts";
+import { createHandler, type Handler } from "./handler.ts";
+import { acquireServerLock, type ServerLock } from "./server_lock.ts";
+
+/** Options for {@link startVantageServer}. */
+export interface VantageServerOptions {
+  /** Data home and files. */
+  paths: VantagePaths;
+  /** Bind address. */
+  host: string;
+  /** Port (0 picks a free one). */
+  port: number;
+  /** Bearer token for non-loopback binds. */
+  token?: string;
+  /** Tail agent transcripts (default true). */
+  tail?: boolean;
+  /** Only these agents' transcripts. */
+  agents?: readonly AgentName[];
+  /** How often to replay the spool, ms (default 5000). */
+  spoolIntervalMs?: number;
+  /** Where to log. */
+  log: Logger;
+}
+
+/** A running server. */
+export interface RunningServer {
+  /** The port it listens on. */
+  port: number;
+  /** The request handler (for tests that skip the socket). */
+  handler: Handler;
+  /** Resolves when the start-up transcript scan is done. */
+  initialScan: Promise<void>;
+  /** Stops accepting, finishes in-flight work, checkpoints the WAL. */
+  shutdown(): Promise<void>;
+  /** Resolves once the server has shut down. */
+  finished: Promise<void>;
+}
+
+/** Loads `pricing.json` from the data home: the user's price overrides. */
+export function loadPriceOverrides(home: string): Record<string, ModelPrice> {
+  const path = join(home, "pricing.json");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return {};
+  }
+  try {
+    return JSON.parse(text) as Record<string, ModelPrice>;
+  } catch (error) {
+    throw new VantageError(
+      "invalid_arguments",
+      `${path} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Starts the server. */
+export async function startVantageServer(options: VantageServerOptions): Promise<RunningServer> {
+  const { paths, log } = options;
+  const lock: ServerLock = await acquireServerLock(paths.home);
+  const services = vantageServices(paths);
+  const db = services.get(DATABASE);
+  const prices = loadPriceOverrides(paths.home);
+  const started = Date.now();
+  let hooksStored = 0;
+
+  const takeHook = (delivery: HookDelivery): IntakeResult => {
+    const result = takeHookDelivery(db, delivery);
+    if (result.stored) hooksStored++;
+    return result;
+  };
+
+  const replay = async (): Promise<void> => {
+    try {
+      const counts = await replaySpool(paths.spool, (entry) => {
+        const result = takeHook(entry);
+        if (!result.stored && !result.duplicate) {
+          log.warn("spooled hook rejected", { reason: result.reason });
+        }
+      });
+      if (counts.entries > 0) log.info("replayed spooled hooks", { ...counts });
+    } catch (error) {
+      log.error("spool replay failed", { error: String(error) });
+    }
+  };
+  await replay();
+  let replaying = false;
+  const spoolTimer = setInterval(async () => {
+    if (replaying) return;
+    replaying = true;
+    await replay();
+    replaying = false;
+  }, options.spoolIntervalMs ?? 5_000);
+
+  const tailer = new TranscriptTailer(db, {
+    home: paths.userHome,
+    prices,
+    agents: options.agents,
+    onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
+  });
+
+  const handler = createHandler({
+    guard: { bindHost: options.host, port: options.port, token: options.token },
+    takeHook,
+    health: () => ({ uptime_ms: Date.now() - started, hooks_stored: hooksStored, pid: Deno.pid }),
+  });
+
+  const abort = new AbortController();
+  let listening: (port: number) => void;
+  const listeningPort = new Promise<number>((resolve) => listening = resolve);
+  const server = Deno.serve({
+    hostname: options.host,
+    port: options.port,
+    signal: abort.signal,
+    onListen: ({ port }) => listening(port),
+  }, handler);
+  const port = await listeningPort;
+  await lock.record(port);
+
+  const initialScan = options.tail === false ? Promise.resolve() : tailer.start().then(
+    (counts) => {
+      if (counts.lines > 0) {
+        log.info("transcripts ingested", {
+          files: counts.sessions.size,
+          messages: counts.messages,
+          malformed: counts.malformed,
+        });
+      }
+    },
+    (error) => log.error("transcript scan failed", { error: String(error) }),
+  );
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> =>
+    stopping ??= (async () => {
+      clearInterval(spoolTimer);
+      abort.abort();
+      await server.finished.catch(() => {});
+      await tailer.stop();
+      await replay(); // Anything spooled while we were stopping still lands.
+      checkpoint(db);
+      services.close();
+      await lock.release();
+    })();
+
+  return { port, handler, initialScan, shutdown, finished: server.finished.then(() => stopping) };
+}

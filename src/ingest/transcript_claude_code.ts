@@ -1,0 +1,394 @@
+/**
+ * Parser for Claude Code session transcripts (`~/.claude/projects/<slug>/<session>.jsonl`).
+ *
+ * Every line carries an envelope (`type`, `uuid`, `parentUuid`, `sessionId`, `cwd`,
+ * `gitBranch`, `timestamp`, `requestId`) around an API `message`. Claude Code writes **one
+ * line per content block** of an assistant message, each repeating the same `message.id` and
+ * the same `usage`: usage is emitted once per `message.id`+`requestId`, and the key is stable
+ * so a store can also drop copies seen in other files (resumed and forked sessions).
+ *
+ * Sub-agent transcripts (`<session>/subagents/agent-<id>.jsonl`, or `agent-<id>.jsonl` beside
+ * the session in older versions) carry the parent's `sessionId`: their messages and usage are
+ * filed under the parent session with `subagent_id` set, and the parser reports a child
+ * session `<parent>/agent-<id>` whose `parent_session_id` is the parent.
+ *
+ * @module
+ */
+
+import { toolTarget } from "./tool_input.ts";
+import {
+  baseName,
+  contentText,
+  parseLineObject,
+  pathSegments,
+  RecentKeys,
+  SessionTracker,
+  TextCleaner,
+} from "./transcript_support.ts";
+import {
+  emptyRecords,
+  type JsonObject,
+  type ParsedRecords,
+  type TranscriptMessage,
+  type TranscriptParser,
+  type TranscriptParserOptions,
+  type UsageRecord,
+} from "./types.ts";
+import {
+  count,
+  isRecord,
+  parseTimestamp,
+  pickStr,
+  stableHash,
+  str,
+  textOf,
+  type UnknownRecord,
+} from "./values.ts";
+
+// Record types Claude Code writes that carry no conversation content.
+const IGNORED_TYPES = new Set([
+  "attachment",
+  "progress",
+  "file-history-snapshot",
+  "queue-operation",
+  "last-prompt",
+  "agent-setting",
+  "pr-link",
+  "tag",
+  "mode",
+  "permission-mode",
+  "agent-name",
+  "agent-color",
+  "worktree-state",
+  "content-replacement",
+  "marble-origami-commit",
+  "marble-origami-snapshot",
+]);
+
+/** Where a transcript file sits relative to its session. */
+export interface ClaudeFileRole {
+  /** Session id taken from the file name (main transcripts only). */
+  session_id?: string;
+  /** Parent session id, for sub-agent transcripts in `<session>/subagents/`. */
+  parent_session_id?: string;
+  /** Sub-agent id (`agent-<id>.jsonl` → `<id>`), for sub-agent transcripts. */
+  subagent_id?: string;
+}
+
+/**
+ * Tells from its path whether a Claude Code transcript is a main or a sub-agent transcript.
+ *
+ * @example
+ * ```ts
+ * claudeFileRole("/h/.claude/projects/-p/abc/subagents/agent-x1.jsonl");
+ * // { parent_session_id: "abc", subagent_id: "x1" }
+ * claudeFileRole("/h/.claude/projects/-p/abc.jsonl"); // { session_id: "abc" }
+ * ```
+ */
+export function claudeFileRole(path: string): ClaudeFileRole {
+  const name = baseName(path).replace(/\.jsonl$/, "");
+  if (name.startsWith("agent-")) {
+    const segments = pathSegments(path);
+    const role: ClaudeFileRole = { subagent_id: name.slice("agent-".length) };
+    if (segments.length >= 3 && segments[segments.length - 2] === "subagents") {
+      role.parent_session_id = segments[segments.length - 3];
+    }
+    return role;
+  }
+  return name === "" ? {} : { session_id: name };
+}
+
+interface ClaudeState {
+  tracker: SessionTracker;
+  seenUsage: RecentKeys;
+  cwd?: string;
+  model?: string;
+  lastTs: number;
+  hasTitle: boolean;
+}
+
+class ClaudeCodeParser implements TranscriptParser {
+  readonly agent = "claude_code" as const;
+  readonly #role: ClaudeFileRole;
+  readonly #cleaner: TextCleaner;
+  readonly #state: ClaudeState;
+
+  constructor(options: TranscriptParserOptions) {
+    this.#role = options.path !== undefined ? claudeFileRole(options.path) : {};
+    this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
+    const saved = options.state ?? {};
+    this.#state = {
+      tracker: new SessionTracker("claude_code", saved.session),
+      seenUsage: new RecentKeys(
+        Array.isArray(saved.seen_usage)
+          ? saved.seen_usage.filter((k) => typeof k === "string")
+          : [],
+      ),
+      cwd: str(saved.cwd),
+      model: str(saved.model),
+      lastTs: typeof saved.last_ts === "number" ? saved.last_ts : 0,
+      hasTitle: saved.has_title === true,
+    };
+  }
+
+  saveState(): JsonObject {
+    const s = this.#state;
+    const out: JsonObject = {
+      version: 1,
+      agent: this.agent,
+      session: s.tracker.toJSON(),
+      seen_usage: s.seenUsage.toJSON(),
+      last_ts: s.lastTs,
+      has_title: s.hasTitle,
+    };
+    if (s.cwd !== undefined) out.cwd = s.cwd;
+    if (s.model !== undefined) out.model = s.model;
+    return out;
+  }
+
+  parseLine(line: string): ParsedRecords {
+    const out = emptyRecords();
+    const obj = parseLineObject(line);
+    if (obj === undefined) {
+      out.malformed = true;
+      return out;
+    }
+    try {
+      this.#parse(obj, line, out);
+    } catch {
+      // A record of an unexpected shape must not stop the tailer: count it as malformed.
+      out.malformed = true;
+    }
+    return out;
+  }
+
+  #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
+    const s = this.#state;
+    const type = str(obj.type) ?? "";
+    const lineTs = parseTimestamp(obj.timestamp);
+    const ts = lineTs ?? s.lastTs;
+    if (ts > s.lastTs) s.lastTs = ts;
+
+    const cwd = str(obj.cwd);
+    if (cwd !== undefined) s.cwd = cwd;
+    const lineSession = str(obj.sessionId);
+    const subagentId = this.#role.subagent_id !== undefined
+      ? str(obj.agentId) ?? this.#role.subagent_id
+      : undefined;
+    // Sub-agent lines carry the parent's session id; main lines their own.
+    const sessionId = lineSession ?? this.#role.parent_session_id ?? this.#role.session_id;
+
+    const tracker = s.tracker;
+    if (sessionId !== undefined && tracker.sessionId === undefined) {
+      if (subagentId !== undefined) {
+        tracker.sessionId = `${sessionId}/agent-${subagentId}`;
+        tracker.learn({ parent_session_id: sessionId });
+      } else {
+        tracker.sessionId = sessionId;
+      }
+    }
+    const recordSession = subagentId !== undefined
+      ? tracker.facts.parent_session_id ?? sessionId
+      : tracker.sessionId ?? sessionId;
+    tracker.started(lineTs);
+    tracker.learn({ cwd: s.cwd, git_branch: str(obj.gitBranch) });
+
+    switch (type) {
+      case "user":
+      case "assistant":
+      case "system":
+        if (recordSession !== undefined) {
+          this.#message(obj, type, line, ts, recordSession, subagentId, out);
+        }
+        break;
+      case "ai-title":
+      case "custom-title": {
+        const title = pickStr(obj, "aiTitle", "customTitle", "title");
+        if (title !== undefined) {
+          tracker.learn({ title });
+          s.hasTitle = true;
+        }
+        break;
+      }
+      case "summary": {
+        // Summaries may describe an earlier session (leafUuid points elsewhere): a title only
+        // when nothing better is known.
+        const summary = str(obj.summary);
+        if (summary !== undefined && !s.hasTitle) tracker.learn({ title: summary });
+        break;
+      }
+      default:
+        if (!IGNORED_TYPES.has(type)) out.unknown_type = type === "" ? "(none)" : type;
+    }
+    if (s.model !== undefined) tracker.learn({ model: s.model });
+    const info = tracker.changed();
+    if (info !== undefined) out.session = info;
+  }
+
+  #message(
+    obj: UnknownRecord,
+    type: string,
+    line: string,
+    ts: number,
+    sessionId: string,
+    subagentId: string | undefined,
+    out: ParsedRecords,
+  ): void {
+    const s = this.#state;
+    const uuid = str(obj.uuid) ?? stableHash(line);
+    const parent = str(obj.parentUuid);
+    const message = isRecord(obj.message) ? obj.message : undefined;
+    const base = (index: number): TranscriptMessage => {
+      const m: TranscriptMessage = {
+        agent: "claude_code",
+        session_id: sessionId,
+        ts,
+        role: "user",
+        message_type: "user",
+        text: "",
+        message_key: `${uuid}:${index}`,
+      };
+      if (s.cwd !== undefined) m.cwd = s.cwd;
+      if (parent !== undefined) m.parent = parent;
+      if (subagentId !== undefined) m.subagent_id = subagentId;
+      return m;
+    };
+
+    if (type === "system") {
+      const text = str(obj.content) ?? "";
+      if (text.trim() === "") return;
+      out.messages.push({
+        ...base(0),
+        role: "system",
+        message_type: "system",
+        text: this.#cleaner.clean(text),
+      });
+      return;
+    }
+    if (message === undefined) return;
+    const content = message.content;
+    const isMeta = obj.isMeta === true;
+
+    if (type === "user") {
+      const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
+      if (!Array.isArray(blocks)) return;
+      blocks.forEach((block: unknown, index: number) => {
+        if (typeof block === "string") block = { type: "text", text: block };
+        if (!isRecord(block)) return;
+        if (block.type === "text") {
+          const text = str(block.text);
+          if (text === undefined) return;
+          out.messages.push({
+            ...base(index),
+            role: isMeta ? "system" : "user",
+            message_type: isMeta ? "system" : "user",
+            text: this.#cleaner.clean(text),
+          });
+        } else if (block.type === "tool_result") {
+          const m: TranscriptMessage = {
+            ...base(index),
+            role: "tool",
+            message_type: "tool_result",
+            text: this.#cleaner.clean(contentText(block.content)),
+          };
+          const toolUseId = str(block.tool_use_id);
+          if (toolUseId !== undefined) m.tool_use_id = toolUseId;
+          if (block.is_error === true) m.is_error = true;
+          out.messages.push(m);
+        }
+      });
+      return;
+    }
+
+    // Assistant: content blocks, model and usage.
+    const model = str(message.model);
+    const realModel = model !== undefined && model !== "<synthetic>" ? model : undefined;
+    if (realModel !== undefined) s.model = realModel;
+    const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
+    if (Array.isArray(blocks)) {
+      blocks.forEach((block: unknown, index: number) => {
+        if (!isRecord(block)) return;
+        const m = base(index);
+        m.role = "assistant";
+        if (realModel !== undefined) m.model = realModel;
+        if (block.type === "text") {
+          const text = str(block.text);
+          if (text === undefined) return;
+          out.messages.push({ ...m, message_type: "assistant", text: this.#cleaner.clean(text) });
+        } else if (block.type === "thinking") {
+          const text = str(block.thinking);
+          if (text === undefined) return;
+          out.messages.push({ ...m, message_type: "thinking", text: this.#cleaner.clean(text) });
+        } else if (block.type === "tool_use" || block.type === "server_tool_use") {
+          const name = str(block.name);
+          m.message_type = "tool_use";
+          m.text = this.#cleaner.clean(textOf(block.input));
+          if (name !== undefined) m.tool_name = name;
+          const id = str(block.id);
+          if (id !== undefined) m.tool_use_id = id;
+          const target = toolTarget(name, block.input);
+          if (target.file_path !== undefined) m.file_path = target.file_path;
+          if (target.command !== undefined) m.command = this.#cleaner.clean(target.command);
+          if (target.command_prefix !== undefined) m.command_prefix = target.command_prefix;
+          out.messages.push(m);
+          out.tool_calls++;
+        } else if (block.type === "web_search_tool_result") {
+          const id = str(block.tool_use_id);
+          out.messages.push({
+            ...m,
+            role: "tool",
+            message_type: "tool_result",
+            text: this.#cleaner.clean(textOf(block.content)),
+            ...(id !== undefined ? { tool_use_id: id } : {}),
+          });
+        }
+      });
+    }
+    this.#usage(obj, message, realModel, ts, sessionId, subagentId, out);
+  }
+
+  #usage(
+    obj: UnknownRecord,
+    message: UnknownRecord,
+    model: string | undefined,
+    ts: number,
+    sessionId: string,
+    subagentId: string | undefined,
+    out: ParsedRecords,
+  ): void {
+    const usage = message.usage;
+    const messageId = str(message.id);
+    if (!isRecord(usage) || messageId === undefined || model === undefined) return;
+    const requestId = str(obj.requestId);
+    const key = requestId !== undefined ? `${messageId}:${requestId}` : messageId;
+    if (!this.#state.seenUsage.add(key)) return;
+    const record: UsageRecord = {
+      agent: "claude_code",
+      session_id: sessionId,
+      ts,
+      model,
+      usage_key: key,
+      input_tokens: count(usage.input_tokens),
+      output_tokens: count(usage.output_tokens),
+      cache_read_tokens: count(usage.cache_read_input_tokens),
+      cache_write_tokens: count(usage.cache_creation_input_tokens),
+      reasoning_tokens: 0,
+    };
+    if (subagentId !== undefined) record.subagent_id = subagentId;
+    out.usage.push(record);
+  }
+}
+
+/**
+ * Creates a parser for one Claude Code transcript file.
+ *
+ * @example
+ * ```ts
+ * const parser = createClaudeCodeParser({ path: "/h/.claude/projects/-p/abc.jsonl" });
+ * const records = parser.parseLine('{"type":"user","sessionId":"abc","message":{"role":"user","content":"hi"}}');
+ * records.messages[0].text; // "hi"
+ * ```
+ */
+export function createClaudeCodeParser(options: TranscriptParserOptions = {}): TranscriptParser {
+  return new ClaudeCodeParser(options);
+}

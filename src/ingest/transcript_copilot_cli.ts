@@ -1,0 +1,315 @@
+/**
+ * Parser for GitHub Copilot CLI session logs (`~/.copilot/session-state/<id>/events.jsonl`).
+ *
+ * Each line is an event `{type, data, id, parentId, timestamp, agentId?, ephemeral?}`.
+ * Conversation: `user.message`, `assistant.message` (`content`, `reasoningText`), tool calls
+ * from `tool.execution_start` / `tool.execution_complete` (the `toolRequests` inside
+ * `assistant.message` announce the same calls and are not counted again). Session facts:
+ * `session.start` / `session.resume` (`context.cwd`, `context.branch`, `selectedModel`),
+ * `session.model_change`, `session.context_changed`.
+ *
+ * Usage: per-call usage events are ephemeral and never reach the file, so the only usage on
+ * disk is `session.shutdown.modelMetrics`, totals per model for the process lifetime; one
+ * {@link UsageRecord} per model is emitted from it, keyed `<session>:shutdown:<event id>:<model>`.
+ * Copilot reports cache reads beside input tokens, so its figures are taken as they are.
+ *
+ * @module
+ */
+
+import { toolTarget } from "./tool_input.ts";
+import {
+  contentText,
+  parseLineObject,
+  pathSegments,
+  SessionTracker,
+  TextCleaner,
+} from "./transcript_support.ts";
+import {
+  emptyRecords,
+  type JsonObject,
+  type ParsedRecords,
+  type TranscriptMessage,
+  type TranscriptParser,
+  type TranscriptParserOptions,
+} from "./types.ts";
+import {
+  count,
+  isRecord,
+  parseTimestamp,
+  pickStr,
+  stableHash,
+  str,
+  textOf,
+  type UnknownRecord,
+} from "./values.ts";
+
+// Copilot has a hundred event types (`session.*`, `assistant.*`, `permission.*`, …); any
+// dotted name is a Copilot event we may simply not need. Only other shapes are "unknown".
+const COPILOT_EVENT_NAME = /^[a-z_]+(\.[a-z_]+)+$/;
+
+/**
+ * The session id of a Copilot CLI events file (`session-state/<id>/events.jsonl`).
+ *
+ * @example
+ * ```ts
+ * copilotSessionIdFromPath("/h/.copilot/session-state/3f2a/events.jsonl"); // "3f2a"
+ * ```
+ */
+export function copilotSessionIdFromPath(path: string): string | undefined {
+  const segments = pathSegments(path);
+  if (segments.length >= 2 && segments[segments.length - 1] === "events.jsonl") {
+    return segments[segments.length - 2];
+  }
+  return undefined;
+}
+
+class CopilotCliParser implements TranscriptParser {
+  readonly agent = "copilot_cli" as const;
+  readonly #cleaner: TextCleaner;
+  readonly #fileSessionId: string | undefined;
+  readonly #tracker: SessionTracker;
+  #cwd: string | undefined;
+  #model: string | undefined;
+  #lastTs: number;
+
+  constructor(options: TranscriptParserOptions) {
+    this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
+    this.#fileSessionId = options.path !== undefined
+      ? copilotSessionIdFromPath(options.path)
+      : undefined;
+    const saved = options.state ?? {};
+    this.#tracker = new SessionTracker("copilot_cli", saved.session);
+    this.#cwd = str(saved.cwd);
+    this.#model = str(saved.model);
+    this.#lastTs = typeof saved.last_ts === "number" ? saved.last_ts : 0;
+  }
+
+  saveState(): JsonObject {
+    const out: JsonObject = {
+      version: 1,
+      agent: this.agent,
+      session: this.#tracker.toJSON(),
+      last_ts: this.#lastTs,
+    };
+    if (this.#cwd !== undefined) out.cwd = this.#cwd;
+    if (this.#model !== undefined) out.model = this.#model;
+    return out;
+  }
+
+  parseLine(line: string): ParsedRecords {
+    const out = emptyRecords();
+    const obj = parseLineObject(line);
+    if (obj === undefined) {
+      out.malformed = true;
+      return out;
+    }
+    try {
+      this.#parse(obj, line, out);
+    } catch {
+      out.malformed = true;
+    }
+    return out;
+  }
+
+  #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
+    const type = str(obj.type) ?? "";
+    if (obj.ephemeral === true) return;
+    const data = isRecord(obj.data) ? obj.data : {};
+    const lineTs = parseTimestamp(obj.timestamp);
+    const ts = lineTs ?? this.#lastTs;
+    if (ts > this.#lastTs) this.#lastTs = ts;
+    const id = str(obj.id) ?? stableHash(line);
+    const parent = str(obj.parentId);
+    const tracker = this.#tracker;
+    if (tracker.sessionId === undefined) {
+      tracker.sessionId = (type === "session.start" ? str(data.sessionId) : undefined) ??
+        this.#fileSessionId;
+    }
+
+    const base = (key: string): TranscriptMessage | undefined => {
+      const sessionId = tracker.sessionId;
+      if (sessionId === undefined) return undefined;
+      const m: TranscriptMessage = {
+        agent: "copilot_cli",
+        session_id: sessionId,
+        ts,
+        role: "assistant",
+        message_type: "assistant",
+        text: "",
+        message_key: key,
+      };
+      if (this.#cwd !== undefined) m.cwd = this.#cwd;
+      if (parent !== undefined) m.parent = parent;
+      return m;
+    };
+
+    switch (type) {
+      case "session.start":
+      case "session.resume": {
+        const context = isRecord(data.context) ? data.context : undefined;
+        this.#context(context);
+        const model = str(data.selectedModel);
+        if (model !== undefined) this.#model = model;
+        if (type === "session.start") tracker.started(parseTimestamp(data.startTime) ?? lineTs);
+        break;
+      }
+      case "session.context_changed":
+        this.#context(isRecord(data.context) ? data.context : data);
+        break;
+      case "session.model_change": {
+        const model = str(data.newModel);
+        if (model !== undefined) this.#model = model;
+        break;
+      }
+      case "session.title_changed": {
+        const title = str(data.title);
+        if (title !== undefined) tracker.learn({ title });
+        break;
+      }
+      case "session.error": {
+        const m = base(id);
+        if (m === undefined) break;
+        const errorType = str(data.errorType);
+        const message = str(data.message) ?? "";
+        m.role = "system";
+        m.message_type = "system";
+        m.text = this.#cleaner.clean(
+          errorType !== undefined ? `${errorType}: ${message}` : message,
+        );
+        out.messages.push(m);
+        break;
+      }
+      case "user.message": {
+        const text = contentText(data.content);
+        const m = base(id);
+        if (m === undefined || text.trim() === "") break;
+        m.role = "user";
+        m.message_type = "user";
+        m.text = this.#cleaner.clean(text);
+        out.messages.push(m);
+        break;
+      }
+      case "assistant.message":
+        this.#assistant(data, id, base, out);
+        break;
+      case "tool.execution_start": {
+        const callId = str(data.toolCallId);
+        const name = pickStr(data, "toolName", "mcpToolName");
+        const m = base(`${callId ?? id}:call`);
+        if (m === undefined) break;
+        m.message_type = "tool_use";
+        m.text = this.#cleaner.clean(textOf(data.arguments));
+        if (name !== undefined) m.tool_name = name;
+        if (callId !== undefined) m.tool_use_id = callId;
+        if (this.#model !== undefined) m.model = this.#model;
+        const target = toolTarget(name, data.arguments);
+        if (target.file_path !== undefined) m.file_path = target.file_path;
+        if (target.command !== undefined) m.command = this.#cleaner.clean(target.command);
+        if (target.command_prefix !== undefined) m.command_prefix = target.command_prefix;
+        out.messages.push(m);
+        out.tool_calls++;
+        break;
+      }
+      case "tool.execution_complete": {
+        const callId = str(data.toolCallId);
+        const m = base(`${callId ?? id}:output`);
+        if (m === undefined) break;
+        const result = isRecord(data.result) ? data.result : undefined;
+        const error = isRecord(data.error) ? str(data.error.message) : str(data.error);
+        const text =
+          (result !== undefined ? str(result.content) ?? contentText(result.contents) ?? "" : "") ||
+          error || "";
+        m.role = "tool";
+        m.message_type = "tool_result";
+        m.text = this.#cleaner.clean(text);
+        if (callId !== undefined) m.tool_use_id = callId;
+        if (data.success === false) m.is_error = true;
+        out.messages.push(m);
+        break;
+      }
+      case "session.shutdown":
+        this.#shutdown(data, id, ts, out);
+        break;
+      default:
+        if (type !== "abort" && !COPILOT_EVENT_NAME.test(type)) {
+          out.unknown_type = type === "" ? "(none)" : type;
+        }
+    }
+    tracker.learn({ cwd: this.#cwd, model: this.#model });
+    const info = tracker.changed();
+    if (info !== undefined) out.session = info;
+  }
+
+  #context(context: UnknownRecord | undefined): void {
+    if (context === undefined) return;
+    const cwd = str(context.cwd);
+    if (cwd !== undefined) this.#cwd = cwd;
+    this.#tracker.learn({ git_branch: str(context.branch) });
+  }
+
+  #assistant(
+    data: UnknownRecord,
+    id: string,
+    base: (key: string) => TranscriptMessage | undefined,
+    out: ParsedRecords,
+  ): void {
+    const model = str(data.model);
+    if (model !== undefined) this.#model = model;
+    const key = str(data.messageId) ?? id;
+    const reasoning = str(data.reasoningText);
+    if (reasoning !== undefined) {
+      const m = base(`${key}:thinking`);
+      if (m !== undefined) {
+        m.message_type = "thinking";
+        m.text = this.#cleaner.clean(reasoning);
+        if (this.#model !== undefined) m.model = this.#model;
+        out.messages.push(m);
+      }
+    }
+    const text = contentText(data.content);
+    if (text.trim() !== "") {
+      const m = base(`${key}:text`);
+      if (m !== undefined) {
+        m.text = this.#cleaner.clean(text);
+        if (this.#model !== undefined) m.model = this.#model;
+        out.messages.push(m);
+      }
+    }
+  }
+
+  #shutdown(data: UnknownRecord, id: string, ts: number, out: ParsedRecords): void {
+    const sessionId = this.#tracker.sessionId;
+    const metrics = isRecord(data.modelMetrics) ? data.modelMetrics : undefined;
+    if (sessionId === undefined || metrics === undefined) return;
+    for (const [model, metric] of Object.entries(metrics)) {
+      if (!isRecord(metric)) continue;
+      const usage = isRecord(metric.usage) ? metric.usage : undefined;
+      if (usage === undefined) continue;
+      out.usage.push({
+        agent: "copilot_cli",
+        session_id: sessionId,
+        ts,
+        model,
+        usage_key: `${sessionId}:shutdown:${id}:${model}`,
+        input_tokens: count(usage.inputTokens),
+        output_tokens: count(usage.outputTokens),
+        cache_read_tokens: count(usage.cacheReadTokens),
+        cache_write_tokens: count(usage.cacheWriteTokens),
+        reasoning_tokens: count(usage.reasoningTokens),
+      });
+    }
+  }
+}
+
+/**
+ * Creates a parser for one Copilot CLI `events.jsonl` file.
+ *
+ * @example
+ * ```ts
+ * const parser = createCopilotCliParser({ path: "/h/.copilot/session-state/abc/events.jsonl" });
+ * parser.parseLine('{"type":"user.message","id":"e1","timestamp":"2026-01-02T03:04:05Z","data":{"content":"hi"}}');
+ * ```
+ */
+export function createCopilotCliParser(options: TranscriptParserOptions = {}): TranscriptParser {
+  return new CopilotCliParser(options);
+}

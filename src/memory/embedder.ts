@@ -1,0 +1,552 @@
+/**
+ * Text embeddings for vector search.
+ *
+ * {@linkcode HashedEmbedder} works offline with nothing to download: it hashes word unigrams,
+ * word bigrams and character 3-5-grams into a fixed-size signed vector (the "hashing trick").
+ * It captures lexical and sub-word similarity (shared identifiers, typos, inflections), not
+ * paraphrase. {@linkcode HttpEmbedder} calls a real model behind an OpenAI-compatible or Ollama
+ * endpoint when one is configured.
+ *
+ * @module
+ */
+
+/** Anything that turns texts into fixed-size vectors. */
+export interface Embedder {
+  /** Stable identifier of model and settings; vectors from different ids must not be compared. */
+  readonly id: string;
+  /** Vector length (0 while an {@linkcode HttpEmbedder} has not yet learned it). */
+  readonly dimensions: number;
+  /** Embeds each text; the result has one vector per input, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/**
+ * Common English function words, left out of word features because they would make every pair
+ * of English texts look alike.
+ */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    "a about above after again against all am an and any are as at be because been before being " +
+    "below between both but by can could did do does doing down during each few for from " +
+    "further had has have having he her here hers herself him himself his how i if in into is " +
+    "it its itself just me more most my myself no nor not now of off on once only or other our " +
+    "ours ourselves out over own same she should so some such than that the their theirs them " +
+    "themselves then there these they this those through to too under until up very was we " +
+    "were what when where which while who whom why will with would you your yours yourself " +
+    "yourselves also may might must shall us let"
+  ).split(" "),
+);
+
+/** Options for {@linkcode HashedEmbedder}. */
+export interface HashedEmbedderOptions {
+  /** Vector length. Default 384. */
+  dimensions?: number;
+}
+
+// FNV-1a 32-bit constants.
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+// Each feature family hashes from its own seed so "ab" the word and "ab" the n-gram differ.
+const SEED_WORD = fnvString(FNV_OFFSET, "w:");
+const SEED_BIGRAM = fnvString(FNV_OFFSET, "b:");
+const SEED_CHARGRAM = fnvString(FNV_OFFSET, "c:");
+
+// Whole words are the strongest evidence; n-grams are many per word, so each weighs less.
+const WEIGHT_WORD = 1.0;
+const WEIGHT_BIGRAM = 0.7;
+const WEIGHT_CHARGRAM = 0.35;
+
+function fnvString(seed: number, text: string): number {
+  let hash = seed;
+  for (let i = 0; i < text.length; i++) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+  }
+  return hash;
+}
+
+// FNV-1a alone leaves low bits poorly mixed for short keys; a final avalanche step spreads them
+// before the value is reduced to a bucket index and a sign.
+function finalize(hash: number): number {
+  let h = hash ^ (hash >>> 16);
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  return h ^ (h >>> 16);
+}
+
+const WORD_RE = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * Splits text into lowercase word tokens for feature hashing. Identifiers are also split into
+ * their parts (`getUserName` and `get_user_name` both add `get`, `user`, `name`) so code and
+ * prose that name the same things meet.
+ *
+ * @example
+ * ```ts
+ * import { tokenizeWords } from "./embedder.ts";
+ *
+ * tokenizeWords("parseHTTPRequest(x)"); // ["parsehttprequest", "parse", "http", "request", "x"]
+ * ```
+ */
+export function tokenizeWords(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD_RE)) {
+    const raw = match[0];
+    const lower = raw.toLowerCase();
+    out.push(lower);
+    // Only mixed-case or underscored tokens can have parts; skip the regex work otherwise.
+    if (raw === lower && !raw.includes("_")) continue;
+    const parts = raw
+      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+      .split(/[\s_]+/)
+      .filter((part) => part.length > 0);
+    if (parts.length > 1) { for (const part of parts) out.push(part.toLowerCase()); }
+  }
+  return out;
+}
+
+/**
+ * Returns `vector` scaled to unit length, in place; a zero vector stays zero.
+ *
+ * @example
+ * ```ts
+ * import { normalizeL2 } from "./embedder.ts";
+ *
+ * normalizeL2(new Float32Array([3, 4])); // Float32Array [0.6, 0.8]
+ * ```
+ */
+export function normalizeL2(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
+  if (sum === 0) return vector;
+  const scale = 1 / Math.sqrt(sum);
+  for (let i = 0; i < vector.length; i++) vector[i] *= scale;
+  return vector;
+}
+
+/**
+ * Cosine similarity in [-1, 1]; 0 when either vector is all zeros.
+ *
+ * @example
+ * ```ts
+ * import { cosine } from "./embedder.ts";
+ *
+ * cosine(new Float32Array([1, 0]), new Float32Array([1, 1])); // ≈ 0.7071
+ * ```
+ */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) {
+    throw new RangeError(
+      `Cannot compare vectors of different lengths (${a.length} and ${b.length})`,
+    );
+  }
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    normA += a[i] * a[i];
+    normB += b[i] * b[i];
+  }
+  if (normA === 0 || normB === 0) return 0;
+  return dot / Math.sqrt(normA * normB);
+}
+
+/**
+ * Serializes a vector as little-endian float32 bytes, the layout to keep in a database BLOB.
+ *
+ * @example
+ * ```ts
+ * import { vectorFromBytes, vectorToBytes } from "./embedder.ts";
+ *
+ * vectorFromBytes(vectorToBytes(new Float32Array([0.5, -1]))); // Float32Array [0.5, -1]
+ * ```
+ */
+export function vectorToBytes(vector: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i], true);
+  return bytes;
+}
+
+/**
+ * Reads a vector written by {@linkcode vectorToBytes}; throws when the length is not a multiple
+ * of 4.
+ *
+ * @example
+ * ```ts
+ * import { vectorFromBytes } from "./embedder.ts";
+ *
+ * vectorFromBytes(new Uint8Array([0, 0, 128, 63])); // Float32Array [1]
+ * ```
+ */
+export function vectorFromBytes(bytes: Uint8Array): Float32Array {
+  if (bytes.length % 4 !== 0) {
+    throw new RangeError(`Vector blob has ${bytes.length} bytes, not a multiple of 4`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const vector = new Float32Array(bytes.length / 4);
+  for (let i = 0; i < vector.length; i++) vector[i] = view.getFloat32(i * 4, true);
+  return vector;
+}
+
+/**
+ * Training-free embedder built on feature hashing. Deterministic across runs and machines, so
+ * vectors can be stored and compared later; the `id` names the scheme and dimension.
+ *
+ * Features: lowercase word unigrams, bigrams of consecutive non-stopwords, and character
+ * 3-5-grams of each non-stopword with boundary marks. Each feature adds `weight · (1 + ln tf)` to one bucket with a
+ * hash-chosen sign, then the vector is L2-normalized. Text with no words yields a zero vector.
+ *
+ * @example
+ * ```ts
+ * import { cosine, HashedEmbedder } from "./embedder.ts";
+ *
+ * const embedder = new HashedEmbedder();
+ * const [a, b, c] = await embedder.embed([
+ *   "open the sqlite database",
+ *   "opening a SQLite database file",
+ *   "render the dashboard chart",
+ * ]);
+ * console.log(cosine(a, b) > cosine(a, c)); // true
+ * ```
+ */
+export class HashedEmbedder implements Embedder {
+  /** Scheme and dimension, e.g. `hashed-v1-384`. */
+  readonly id: string;
+  /** Vector length. */
+  readonly dimensions: number;
+  // Scratch tables reused by every call; embedOne is synchronous, so calls never overlap.
+  #words = new FeatureCounts();
+  #bigrams = new FeatureCounts();
+  #grams = new FeatureCounts();
+
+  /** Creates an embedder; `dimensions` must be an integer from 8 to 65536. */
+  constructor(options: HashedEmbedderOptions = {}) {
+    const dimensions = options.dimensions ?? 384;
+    if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 65536) {
+      throw new RangeError(`Invalid embedding dimensions ${dimensions} (expected 8 to 65536)`);
+    }
+    this.dimensions = dimensions;
+    this.id = `hashed-v1-${dimensions}`;
+  }
+
+  /** Embeds each text (synchronous work; the promise is for the {@linkcode Embedder} contract). */
+  embed(texts: string[]): Promise<Float32Array[]> {
+    return Promise.resolve(texts.map((text) => this.embedOne(text)));
+  }
+
+  /** Embeds one text synchronously. */
+  embedOne(text: string): Float32Array {
+    const words = this.#words;
+    const bigrams = this.#bigrams;
+    const grams = this.#grams;
+    words.clear();
+    bigrams.clear();
+    grams.clear();
+    // Words repeat a lot within one text; counting them first means each distinct word's
+    // character n-grams are hashed once and added with the word's count.
+    const wordCounts = new Map<string, number>();
+
+    let previous: number | undefined;
+    for (const word of tokenizeWords(text)) {
+      if (STOPWORDS.has(word)) continue;
+      const wordHash = fnvString(SEED_WORD, word);
+      words.add(wordHash, 1);
+      if (previous !== undefined) {
+        // Order matters ("index build" is not "build index"), so the pair hash is asymmetric.
+        bigrams.add(
+          Math.imul(Math.imul(previous ^ SEED_BIGRAM, FNV_PRIME) ^ wordHash, FNV_PRIME),
+          1,
+        );
+      }
+      previous = wordHash;
+      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1);
+    }
+    for (const [word, times] of wordCounts) addCharGrams(grams, word, times);
+
+    const vector = new Float32Array(this.dimensions);
+    words.addTo(vector, WEIGHT_WORD);
+    bigrams.addTo(vector, WEIGHT_BIGRAM);
+    grams.addTo(vector, WEIGHT_CHARGRAM);
+    return normalizeL2(vector);
+  }
+}
+
+let CHAR_SCRATCH = new Uint16Array(256);
+
+function addCharGrams(grams: FeatureCounts, word: string, times: number): void {
+  // Boundary marks (virtual "<" and ">") make prefixes and suffixes distinct features.
+  const codes = CHAR_SCRATCH.length >= word.length + 2
+    ? CHAR_SCRATCH
+    : (CHAR_SCRATCH = new Uint16Array(word.length * 2 + 2));
+  const last = word.length + 2;
+  codes[0] = 60; // "<"
+  for (let i = 0; i < word.length; i++) codes[i + 1] = word.charCodeAt(i);
+  codes[last - 1] = 62; // ">"
+  for (let start = 0; start + 3 <= last; start++) {
+    let hash = SEED_CHARGRAM;
+    const stop = Math.min(last, start + 5);
+    for (let end = start; end < stop; end++) {
+      hash = Math.imul(hash ^ codes[end], FNV_PRIME);
+      if (end - start >= 2) grams.add(hash, times);
+    }
+  }
+}
+
+// Open-addressing hash → count table, cheaper than a Map<number, number> in the hot loop. It is
+// reused across texts: a generation stamp marks live slots, so clearing costs nothing.
+class FeatureCounts {
+  keys: Int32Array = new Int32Array(1024);
+  counts: Float64Array = new Float64Array(1024);
+  stamps: Uint32Array = new Uint32Array(1024);
+  // Live slots in insertion order, so reading out costs the number of features, not capacity.
+  live: Int32Array = new Int32Array(512);
+  generation = 1;
+  size = 0;
+
+  clear(): void {
+    this.size = 0;
+    this.generation++;
+    if (this.generation === 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+  }
+
+  add(key: number, times: number): void {
+    if ((this.size + 1) * 2 > this.keys.length) this.grow();
+    const keys = this.keys;
+    const stamps = this.stamps;
+    const generation = this.generation;
+    const mask = keys.length - 1;
+    let slot = finalize(key) & mask;
+    while (stamps[slot] === generation && keys[slot] !== key) slot = (slot + 1) & mask;
+    if (stamps[slot] !== generation) {
+      stamps[slot] = generation;
+      keys[slot] = key;
+      this.counts[slot] = times;
+      this.live[this.size++] = slot;
+    } else {
+      this.counts[slot] += times;
+    }
+  }
+
+  addTo(vector: Float32Array, weight: number): void {
+    const dims = vector.length;
+    const { keys, counts, live, size } = this;
+    for (let i = 0; i < size; i++) {
+      const slot = live[i];
+      // A second, differently salted mix so bucket choice is independent of table position.
+      const mixed = finalize(keys[slot] ^ 0x5bd1e995);
+      // Sublinear tf: a word repeated 50 times should not drown every other feature.
+      const value = weight * (1 + Math.log(counts[slot]));
+      const index = (mixed & 0x7fffffff) % dims;
+      vector[index] += mixed < 0 ? -value : value;
+    }
+  }
+
+  grow(): void {
+    const { keys, counts, live, size } = this;
+    const capacity = keys.length * 2;
+    this.keys = new Int32Array(capacity);
+    this.counts = new Float64Array(capacity);
+    this.stamps = new Uint32Array(capacity);
+    this.live = new Int32Array(capacity / 2);
+    this.generation = 1;
+    this.size = 0;
+    for (let i = 0; i < size; i++) this.add(keys[live[i]], counts[live[i]]);
+  }
+}
+
+/** Which HTTP embedding API an {@linkcode HttpEmbedder} speaks. */
+export type HttpEmbeddingApi = "openai" | "ollama";
+
+/** Options for {@linkcode HttpEmbedder}. */
+export interface HttpEmbedderOptions {
+  /**
+   * Server base URL such as `http://127.0.0.1:11434` or `https://api.example.com/v1`; the API
+   * path (`/v1/embeddings` or `/api/embed`) is appended unless already present.
+   */
+  url: string;
+  /** Model name sent with each request. */
+  model: string;
+  /** Request and response format. Default `"openai"`. */
+  api?: HttpEmbeddingApi;
+  /** Sent as `Authorization: Bearer <apiKey>` when set. */
+  apiKey?: string;
+  /** Expected vector length; responses of another length are rejected. Learned when omitted. */
+  dimensions?: number;
+  /** Texts per request. Default 64. */
+  batchSize?: number;
+  /** Per-request time limit in milliseconds. Default 60000. */
+  timeoutMs?: number;
+  /** Scale results to unit length so cosine equals dot product. Default true. */
+  normalize?: boolean;
+  /** Replacement for the global `fetch` (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+function endpointFor(base: string, api: HttpEmbeddingApi): string {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new TypeError(`Invalid embedding server URL: ${JSON.stringify(base)}`);
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  if (api === "ollama") {
+    url.pathname = path.endsWith("/api/embed") ? path : `${path}/api/embed`;
+  } else if (path.endsWith("/embeddings")) {
+    url.pathname = path;
+  } else {
+    url.pathname = path.endsWith("/v1") ? `${path}/embeddings` : `${path}/v1/embeddings`;
+  }
+  return url.href;
+}
+
+function isNumberArray(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "number");
+}
+
+/**
+ * Embedder backed by an HTTP service: OpenAI-compatible `POST /v1/embeddings` (OpenAI, vLLM,
+ * llama.cpp, LM Studio, …) or Ollama `POST /api/embed`. Inputs are sent in batches; errors name
+ * the endpoint, the HTTP status and the start of the response body.
+ *
+ * @example
+ * ```ts
+ * import { HttpEmbedder } from "./embedder.ts";
+ *
+ * const embedder = new HttpEmbedder({
+ *   url: "http://127.0.0.1:11434",
+ *   api: "ollama",
+ *   model: "nomic-embed-text",
+ * });
+ * const [vector] = await embedder.embed(["hello"]);
+ * console.log(vector.length, embedder.dimensions);
+ * ```
+ */
+export class HttpEmbedder implements Embedder {
+  /** `<api>:<model>`, e.g. `ollama:nomic-embed-text`. */
+  readonly id: string;
+  /** Endpoint requests go to. */
+  readonly endpoint: string;
+  #options: HttpEmbedderOptions;
+  #api: HttpEmbeddingApi;
+  #dimensions: number;
+
+  /** Validates the options; no request is made until {@linkcode HttpEmbedder.embed}. */
+  constructor(options: HttpEmbedderOptions) {
+    if (!options.model) throw new TypeError("HttpEmbedder needs a model name");
+    const batchSize = options.batchSize ?? 64;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`Invalid batchSize ${batchSize} (expected a positive integer)`);
+    }
+    this.#api = options.api ?? "openai";
+    this.#options = options;
+    this.#dimensions = options.dimensions ?? 0;
+    this.endpoint = endpointFor(options.url, this.#api);
+    this.id = `${this.#api}:${options.model}`;
+  }
+
+  /** Vector length: as configured, else as learned from the first response, else 0. */
+  get dimensions(): number {
+    return this.#dimensions;
+  }
+
+  /** Embeds the texts, `batchSize` per request. */
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const batchSize = this.#options.batchSize ?? 64;
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += batchSize) {
+      out.push(...await this.#request(texts.slice(i, i + batchSize)));
+    }
+    return out;
+  }
+
+  async #request(batch: string[]): Promise<Float32Array[]> {
+    const { model, apiKey, timeoutMs = 60_000 } = this.#options;
+    const doFetch = this.#options.fetch ?? fetch;
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const body = this.#api === "ollama"
+      ? { model, input: batch }
+      : { model, input: batch, encoding_format: "float" };
+    let response: Response;
+    try {
+      response = await doFetch(this.endpoint, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Embedding request to ${this.endpoint} failed: ${reason}`, { cause: error });
+    }
+    const raw = await response.text();
+    if (!response.ok) {
+      throw new Error(
+        `Embedding request to ${this.endpoint} returned HTTP ${response.status}: ${
+          raw.slice(0, 300)
+        }`,
+      );
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new Error(`Embedding response from ${this.endpoint} is not JSON: ${raw.slice(0, 300)}`);
+    }
+    const vectors = this.#api === "ollama" ? this.#readOllama(parsed) : this.#readOpenAi(parsed);
+    if (vectors.length !== batch.length) {
+      throw new Error(
+        `Embedding response from ${this.endpoint} has ${vectors.length} vectors for ${batch.length} inputs`,
+      );
+    }
+    return vectors.map((values) => this.#toVector(values));
+  }
+
+  #readOpenAi(parsed: unknown): number[][] {
+    const data = (parsed as { data?: unknown } | null)?.data;
+    if (!Array.isArray(data)) {
+      throw new Error(`Embedding response from ${this.endpoint} lacks a "data" array`);
+    }
+    // The API allows results in any order; `index` says which input each belongs to.
+    const items = data.map((item: unknown, position) => {
+      const record = item as { embedding?: unknown; index?: unknown } | null;
+      if (!record || !isNumberArray(record.embedding)) {
+        throw new Error(
+          `Embedding response from ${this.endpoint}: data[${position}].embedding is not a number array`,
+        );
+      }
+      const index = typeof record.index === "number" ? record.index : position;
+      return { index, embedding: record.embedding };
+    });
+    return items.sort((a, b) => a.index - b.index).map((item) => item.embedding);
+  }
+
+  #readOllama(parsed: unknown): number[][] {
+    const embeddings = (parsed as { embeddings?: unknown } | null)?.embeddings;
+    if (!Array.isArray(embeddings) || !embeddings.every(isNumberArray)) {
+      throw new Error(
+        `Embedding response from ${this.endpoint} lacks an "embeddings" array of number arrays`,
+      );
+    }
+    return embeddings;
+  }
+
+  #toVector(values: number[]): Float32Array {
+    if (this.#dimensions === 0) this.#dimensions = values.length;
+    if (values.length !== this.#dimensions) {
+      throw new Error(
+        `Embedding from ${this.endpoint} has ${values.length} dimensions, expected ${this.#dimensions}`,
+      );
+    }
+    const vector = Float32Array.from(values);
+    return this.#options.normalize === false ? vector : normalizeL2(vector);
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * Glob patterns for selecting stored documents by path, with .gitignore-like anchoring:
+ * a pattern without `/` matches a file's base name at any depth, a pattern with `/` matches the
+ * whole relative path, and a pattern ending in `/` matches everything inside that directory.
+ *
+ * Syntax: `*` (any run of characters except `/`), `**` (any number of whole path segments),
+ * `?` (one character except `/`), `[abc]` / `[a-z]` / `[!abc]` (one character from a set),
+ * `{a,b}` (alternatives, nestable) and `\` to escape the next character.
+ *
+ * @module
+ */
+
+/** Options for {@linkcode globToRegExp}. */
+export interface GlobOptions {
+  /** Match letters regardless of case. Default false. */
+  caseInsensitive?: boolean;
+}
+
+const REGEX_SPECIALS = /[.*+?^${}()|[\]\\/]/g;
+
+function escapeLiteral(text: string): string {
+  return text.replace(REGEX_SPECIALS, "\\$&");
+}
+
+// Index of the `}` closing the brace group opened at `open`, honouring nesting and escapes;
+// -1 when unclosed, in which case the `{` is taken literally.
+function closingBrace(pattern: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "\\") i++;
+    else if (char === "{") depth++;
+    else if (char === "}" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+// Splits a brace group's body on top-level commas.
+function splitAlternatives(body: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const char = body[i];
+    if (char === "\\") i++;
+    else if (char === "{") depth++;
+    else if (char === "}") depth--;
+    else if (char === "," && depth === 0) {
+      parts.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(body.slice(start));
+  return parts;
+}
+
+// Translates a character class starting at `open`; returns the regex text and the index after
+// the closing `]`, or undefined when the class is not closed (then `[` is literal).
+function translateClass(
+  pattern: string,
+  open: number,
+): { source: string; next: number } | undefined {
+  let i = open + 1;
+  let negate = false;
+  if (pattern[i] === "!" || pattern[i] === "^") {
+    negate = true;
+    i++;
+  }
+  let body = "";
+  // A `]` right after the opening bracket is a member, as in POSIX shells.
+  let first = true;
+  for (; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "]" && !first) {
+      // Paths never match `/` through a class, just as `*` and `?` never cross segments.
+      return { source: negate ? `[^/${body}]` : `(?!/)[${body}]`, next: i + 1 };
+    }
+    first = false;
+    if (char === "\\" && i + 1 < pattern.length) {
+      body += `\\${pattern[++i]}`;
+    } else if (char === "-" && body !== "" && pattern[i + 1] !== "]") {
+      body += "-";
+    } else {
+      body += char === "]" || char === "[" || char === "^" || char === "-" || char === "\\"
+        ? `\\${char}`
+        : char;
+    }
+  }
+  return undefined;
+}
+
+function translate(pattern: string): string {
+  let out = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "\\") {
+      if (i + 1 < pattern.length) out += escapeLiteral(pattern[++i]);
+      else out += "\\\\";
+    } else if (char === "*") {
+      if (pattern[i + 1] === "*") {
+        let end = i;
+        while (pattern[end] === "*") end++;
+        const atSegmentStart = i === 0 || pattern[i - 1] === "/";
+        const atSegmentEnd = end === pattern.length || pattern[end] === "/";
+        if (atSegmentStart && atSegmentEnd) {
+          if (end === pattern.length) {
+            // Trailing `**`: everything below, or (for a bare `**`) everything.
+            out += ".*";
+          } else {
+            // `**/` spans zero or more whole directories.
+            out += "(?:[^/]*/)*";
+            end++;
+          }
+          i = end - 1;
+          continue;
+        }
+        // `**` inside a segment (`a**b`) means the same as `*`.
+        i = end - 1;
+      }
+      out += "[^/]*";
+    } else if (char === "?") {
+      out += "[^/]";
+    } else if (char === "[") {
+      const translated = translateClass(pattern, i);
+      if (translated) {
+        out += translated.source;
+        i = translated.next - 1;
+      } else {
+        out += "\\[";
+      }
+    } else if (char === "{") {
+      const close = closingBrace(pattern, i);
+      if (close === -1) {
+        out += "\\{";
+      } else {
+        const alternatives = splitAlternatives(pattern.slice(i + 1, close)).map(translate);
+        out += `(?:${alternatives.join("|")})`;
+        i = close;
+      }
+    } else {
+      out += escapeLiteral(char);
+    }
+  }
+  return out;
+}
+
+/**
+ * Compiles a glob into an anchored RegExp over a POSIX relative path. The pattern is matched
+ * against the exact string given; base-name and directory rules live in {@linkcode matchesGlob}.
+ *
+ * @example
+ * ```ts
+ * import { globToRegExp } from "./glob.ts";
+ *
+ * const re = globToRegExp("src/**\/*.{ts,tsx}");
+ * re.test("src/a/b/c.tsx"); // true
+ * re.test("src/c.ts"); // true
+ * re.test("lib/c.ts"); // false
+ * ```
+ */
+export function globToRegExp(pattern: string, options: GlobOptions = {}): RegExp {
+  return new RegExp(`^${translate(pattern)}$`, options.caseInsensitive ? "i" : "");
+}
+
+/** Normalizes a path for matching: `\` becomes `/`, and a leading `./` or `/` is dropped. */
+function normalizePath(path: string): string {
+  let out = path.replaceAll("\\", "/");
+  while (out.startsWith("./")) out = out.slice(2);
+  return out.replace(/^\/+/, "");
+}
+
+interface CompiledGlob {
+  negated: boolean;
+  test(path: string, basename: string): boolean;
+}
+
+function compile(rawPattern: string, options: GlobOptions): CompiledGlob {
+  let pattern = rawPattern.trim();
+  const negated = pattern.startsWith("!");
+  if (negated) pattern = pattern.slice(1);
+  const directoryOnly = pattern.endsWith("/");
+  pattern = pattern.replace(/\/+$/, "");
+  while (pattern.startsWith("./")) pattern = pattern.slice(2);
+  const anchored = pattern.includes("/");
+  pattern = pattern.replace(/^\/+/, "");
+  const flags = options.caseInsensitive ? "i" : "";
+  const body = translate(pattern);
+  if (directoryOnly) {
+    // `build/` matches what lies inside a directory named build; without another slash the
+    // directory may sit at any depth, like a .gitignore entry.
+    const re = new RegExp(`${anchored ? "^" : "(?:^|/)"}${body}/`, flags);
+    return { negated, test: (path) => re.test(path) };
+  }
+  if (!anchored) {
+    const re = new RegExp(`^${body}$`, flags);
+    return { negated, test: (_path, basename) => re.test(basename) };
+  }
+  const re = new RegExp(`^${body}$`, flags);
+  return { negated, test: (path) => re.test(path) };
+}
+
+/**
+ * Tests one path against one glob, with the anchoring rules of this module (see the module
+ * documentation). A leading `!` inverts the result.
+ *
+ * @example
+ * ```ts
+ * import { matchesGlob } from "./glob.ts";
+ *
+ * matchesGlob("src/deep/util.ts", "*.ts"); // true: no slash, so the base name is matched
+ * matchesGlob("src/deep/util.ts", "src/*.ts"); // false: `*` stops at `/`
+ * matchesGlob("web/node_modules/x/index.js", "node_modules/"); // true
+ * ```
+ */
+export function matchesGlob(path: string, pattern: string, options: GlobOptions = {}): boolean {
+  const normalized = normalizePath(path);
+  const compiled = compile(pattern, options);
+  const hit = compiled.test(normalized, basenameOf(normalized));
+  return compiled.negated ? !hit : hit;
+}
+
+function basenameOf(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
+
+/**
+ * Builds a reusable predicate over a list of globs, evaluated like .gitignore: the last pattern
+ * that matches decides, and a pattern starting with `!` re-includes what an earlier one matched.
+ * An empty list matches nothing.
+ *
+ * @example
+ * ```ts
+ * import { createGlobMatcher } from "./glob.ts";
+ *
+ * const isSelected = createGlobMatcher(["**\/*.md", "!drafts/**"]);
+ * isSelected("docs/intro.md"); // true
+ * isSelected("drafts/idea.md"); // false
+ * ```
+ */
+export function createGlobMatcher(
+  patterns: readonly string[],
+  options: GlobOptions = {},
+): (path: string) => boolean {
+  const compiled = patterns.filter((p) => p.trim() !== "").map((p) => compile(p, options));
+  return (path: string) => {
+    const normalized = normalizePath(path);
+    const basename = basenameOf(normalized);
+    let selected = false;
+    for (const glob of compiled) {
+      // Only a pattern that could flip the current verdict needs to be tested.
+      if (glob.negated === selected && glob.test(normalized, basename)) selected = !glob.negated;
+    }
+    return selected;
+  };
+}
+
+// Callers such as list/restore filters test many paths against the same few patterns.
+const MATCHER_CACHE = new Map<string, (path: string) => boolean>();
+const MATCHER_CACHE_LIMIT = 256;
+
+/**
+ * True when `path` is selected by `patterns` (see {@linkcode createGlobMatcher} for the rules).
+ * Compiled patterns are cached, so calling this in a loop is cheap.
+ *
+ * @example
+ * ```ts
+ * import { matchesAny } from "./glob.ts";
+ *
+ * matchesAny("src/app.test.ts", ["*.test.ts", "*.spec.ts"]); // true
+ * matchesAny("README.md", ["src/**"]); // false
+ * ```
+ */
+export function matchesAny(
+  path: string,
+  patterns: readonly string[],
+  options: GlobOptions = {},
+): boolean {
+  const key = `${options.caseInsensitive ? "i" : "s"}\u0000${patterns.join("\u0000")}`;
+  let matcher = MATCHER_CACHE.get(key);
+  if (!matcher) {
+    if (MATCHER_CACHE.size >= MATCHER_CACHE_LIMIT) MATCHER_CACHE.clear();
+    matcher = createGlobMatcher(patterns, options);
+    MATCHER_CACHE.set(key, matcher);
+  }
+  return matcher(path);
+}

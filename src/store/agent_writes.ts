@@ -1,0 +1,301 @@
+/**
+ * Writes of agent activity: hook events and transcript batches. Each write
+ * is idempotent (delivery ids, message keys and usage keys are unique), so a
+ * replayed spool or a re-read file never counts anything twice, and a
+ * transcript batch commits its records together with the file offset.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "./database.ts";
+import type { EventInput, MessageInput, SessionFacts, UsageInput } from "./agent_records.ts";
+
+/** Inserts a hook event once per delivery id; false when it was already stored. */
+export function insertHookEvent(
+  db: DatabaseSync,
+  event: EventInput,
+  deliveryId: string,
+  receivedAt: number,
+): boolean {
+  const inserted = db.prepare(`
+    INSERT OR IGNORE INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
+      tool_name, tool_use_id, file_path, command, command_prefix, success, error, duration_ms,
+      prompt, model, received_at, raw)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  `).run(
+    deliveryId,
+    event.agent,
+    event.session_id,
+    event.cwd ?? null,
+    event.project ?? event.cwd ?? null,
+    event.event_type,
+    event.ts,
+    event.tool_name ?? null,
+    event.tool_use_id ?? null,
+    event.file_path ?? null,
+    event.command ?? null,
+    event.command_prefix ?? null,
+    event.success === undefined ? null : event.success ? 1 : 0,
+    event.error ?? null,
+    event.duration_ms ?? null,
+    event.prompt ?? null,
+    event.model ?? null,
+    receivedAt,
+    JSON.stringify(event.raw ?? {}),
+  );
+  if (Number(inserted.changes) === 0) return false;
+  db.prepare(`
+    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
+      transcript_path, has_hooks, event_count)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
+    ON CONFLICT (session_id) DO UPDATE SET
+      cwd = coalesce(excluded.cwd, sessions.cwd),
+      project = coalesce(sessions.project, excluded.project),
+      started_at = min(sessions.started_at, excluded.started_at),
+      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
+      model = coalesce(excluded.model, sessions.model),
+      transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
+      has_hooks = 1,
+      event_count = sessions.event_count + 1
+  `).run(
+    event.session_id,
+    event.agent,
+    event.cwd ?? null,
+    event.project ?? event.cwd ?? null,
+    event.ts,
+    event.ts,
+    event.model ?? null,
+    event.transcript_path ?? null,
+  );
+  return true;
+}
+
+/** Counts of what a transcript batch actually added. */
+export interface BatchCounts {
+  /** Messages newly stored. */
+  messages: number;
+  /** Usage records newly stored. */
+  usage: number;
+}
+
+/** Upserts what a transcript says about its session. */
+export function upsertSessionFacts(
+  db: DatabaseSync,
+  facts: SessionFacts,
+  transcriptPath?: string,
+): void {
+  db.prepare(`
+    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
+      git_branch, title, parent_session_id, transcript_path)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (session_id) DO UPDATE SET
+      cwd = coalesce(sessions.cwd, excluded.cwd),
+      project = coalesce(sessions.project, excluded.project),
+      started_at = min(sessions.started_at, excluded.started_at),
+      model = coalesce(excluded.model, sessions.model),
+      git_branch = coalesce(excluded.git_branch, sessions.git_branch),
+      title = coalesce(excluded.title, sessions.title),
+      parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
+      transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path)
+  `).run(
+    facts.session_id,
+    facts.agent,
+    facts.cwd ?? null,
+    facts.cwd ?? null,
+    facts.started_at,
+    facts.started_at,
+    facts.model ?? null,
+    facts.git_branch ?? null,
+    facts.title ?? null,
+    facts.parent_session_id ?? null,
+    transcriptPath ?? null,
+  );
+}
+
+/** Stores messages (once per key) and bumps their sessions' counters. */
+export function insertMessages(db: DatabaseSync, messages: readonly MessageInput[]): number {
+  if (messages.length === 0) return 0;
+  const insert = db.prepare(`
+    INSERT OR IGNORE INTO messages (session_id, agent, message_key, ts, role, message_type, text,
+      tool_name, tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  `);
+  const touch = db.prepare(`
+    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at,
+      message_count, tool_calls, model)
+    VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
+    ON CONFLICT (session_id) DO UPDATE SET
+      cwd = coalesce(sessions.cwd, excluded.cwd),
+      project = coalesce(sessions.project, excluded.project),
+      started_at = min(sessions.started_at, excluded.started_at),
+      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
+      message_count = sessions.message_count + 1,
+      tool_calls = sessions.tool_calls + excluded.tool_calls,
+      model = coalesce(excluded.model, sessions.model)
+  `);
+  let added = 0;
+  for (const m of messages) {
+    const result = insert.run(
+      m.session_id,
+      m.agent,
+      m.message_key,
+      m.ts,
+      m.role,
+      m.message_type,
+      m.text,
+      m.tool_name ?? null,
+      m.tool_use_id ?? null,
+      m.is_error === undefined ? null : m.is_error ? 1 : 0,
+      m.model ?? null,
+      m.cwd ?? null,
+      m.file_path ?? null,
+      m.command_prefix ?? null,
+      m.subagent_id ?? null,
+    );
+    if (Number(result.changes) === 0) continue;
+    added++;
+    touch.run(
+      m.session_id,
+      m.agent,
+      m.cwd ?? null,
+      m.cwd ?? null,
+      m.ts,
+      m.ts,
+      m.message_type === "tool_use" ? 1 : 0,
+      m.model ?? null,
+    );
+  }
+  return added;
+}
+
+/**
+ * Stores usage records (once per key) and adds their tokens and cost to
+ * their sessions. `priceOf` turns a record into USD (0 when unknown).
+ */
+export function insertUsage(
+  db: DatabaseSync,
+  records: readonly UsageInput[],
+  priceOf: (record: UsageInput) => number,
+): number {
+  if (records.length === 0) return 0;
+  const insert = db.prepare(`
+    INSERT OR IGNORE INTO usage (usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens, reasoning_tokens, context_window, cost_usd)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  `);
+  const add = db.prepare(`
+    INSERT INTO sessions (session_id, agent, started_at, last_activity_at, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, context_tokens, context_window, model)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (session_id) DO UPDATE SET
+      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
+      input_tokens = sessions.input_tokens + excluded.input_tokens,
+      output_tokens = sessions.output_tokens + excluded.output_tokens,
+      cache_read_tokens = sessions.cache_read_tokens + excluded.cache_read_tokens,
+      cache_write_tokens = sessions.cache_write_tokens + excluded.cache_write_tokens,
+      reasoning_tokens = sessions.reasoning_tokens + excluded.reasoning_tokens,
+      cost_usd = sessions.cost_usd + excluded.cost_usd,
+      context_tokens = excluded.context_tokens,
+      context_window = coalesce(excluded.context_window, sessions.context_window),
+      model = coalesce(excluded.model, sessions.model)
+  `);
+  let added = 0;
+  for (const u of records) {
+    const cost = priceOf(u);
+    const result = insert.run(
+      u.usage_key,
+      u.session_id,
+      u.agent,
+      u.ts,
+      u.model ?? null,
+      u.input_tokens,
+      u.output_tokens,
+      u.cache_read_tokens,
+      u.cache_write_tokens,
+      u.reasoning_tokens,
+      u.context_window ?? null,
+      cost,
+    );
+    if (Number(result.changes) === 0) continue;
+    added++;
+    // What the model saw on this call: fresh input plus everything read from or written to cache.
+    const context = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
+    add.run(
+      u.session_id,
+      u.agent,
+      u.ts,
+      u.ts,
+      u.input_tokens,
+      u.output_tokens,
+      u.cache_read_tokens,
+      u.cache_write_tokens,
+      u.reasoning_tokens,
+      cost,
+      context,
+      u.context_window ?? null,
+      u.model ?? null,
+    );
+  }
+  return added;
+}
+
+/** Where a transcript file's reading stopped, with the parser's state at that point. */
+export interface TranscriptCursor {
+  /** The file. */
+  path: string;
+  /** Agent that writes it. */
+  agent: string;
+  /** Bytes consumed. */
+  byte_offset: number;
+  /** File size when last read. */
+  file_size: number;
+  /** Parser state (JSON). */
+  parser_state: string;
+  /** Lines consumed. */
+  lines: number;
+  /** Malformed lines skipped. */
+  malformed: number;
+  /** Lines of record types the parser did not know. */
+  unknown_types: number;
+}
+
+/** The stored cursor of a transcript file, if it was read before. */
+export function getTranscriptCursor(db: DatabaseSync, path: string): TranscriptCursor | undefined {
+  return db.prepare(
+    `SELECT path, agent, byte_offset, file_size, parser_state, lines, malformed, unknown_types
+     FROM transcript_files WHERE path = ?`,
+  ).get(path) as TranscriptCursor | undefined;
+}
+
+/** Saves a transcript file's cursor (call in the same transaction as its records). */
+export function saveTranscriptCursor(
+  db: DatabaseSync,
+  cursor: TranscriptCursor,
+  now: number,
+): void {
+  db.prepare(`
+    INSERT INTO transcript_files (path, agent, byte_offset, file_size, parser_state, lines, malformed,
+      unknown_types, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (path) DO UPDATE SET byte_offset = excluded.byte_offset, file_size = excluded.file_size,
+      parser_state = excluded.parser_state, lines = excluded.lines, malformed = excluded.malformed,
+      unknown_types = excluded.unknown_types, updated_at = excluded.updated_at
+  `).run(
+    cursor.path,
+    cursor.agent,
+    cursor.byte_offset,
+    cursor.file_size,
+    cursor.parser_state,
+    cursor.lines,
+    cursor.malformed,
+    cursor.unknown_types,
+    now,
+  );
+}
+
+/** Every stored cursor (for the start-up scan). */
+export function listTranscriptCursors(db: DatabaseSync): TranscriptCursor[] {
+  return db.prepare(
+    `SELECT path, agent, byte_offset, file_size, parser_state, lines, malformed, unknown_types
+     FROM transcript_files`,
+  ).all() as unknown as TranscriptCursor[];
+}

@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { claudeFileRole, createClaudeCodeParser } from "../../src/ingest/transcript_claude_code.ts";
+import {
+  findFiles,
+  fixtureLines,
+  FIXTURES,
+  foldLines,
+  parseFixture,
+} from "../helpers/transcript_fixtures.ts";
+
+const ROOT = `${FIXTURES}claude_code/projects`;
+
+async function fixturePaths(): Promise<{ main: string; subagent: string }> {
+  const files = await findFiles(ROOT, (name) => name.endsWith(".jsonl"));
+  const subagent = files.find((f) => f.includes("/subagents/"));
+  const main = files.find((f) => !f.includes("/subagents/"));
+  assert.ok(main !== undefined && subagent !== undefined, "fixtures missing");
+  return { main, subagent };
+}
+
+function sessionIdOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1).replace(/\.jsonl$/, "");
+}
+
+Deno.test("claude_code fixture: messages, tool calls and de-duplicated usage", async () => {
+  const { main } = await fixturePaths();
+  const totals = await parseFixture("claude_code", main);
+  const sessionId = sessionIdOf(main);
+
+  assert.equal(totals.lines, 17);
+  assert.deepEqual(totals.sessionIds, [sessionId]);
+  const session = totals.sessions.get(sessionId);
+  assert.equal(session?.cwd, "/home/fixture/project");
+  assert.equal(session?.model, "claude-opus-4-8");
+  assert.equal(session?.git_branch, "HEAD");
+  assert.equal(session?.parent_session_id, undefined);
+
+  assert.deepEqual(totals.byType, {
+    user: 1,
+    thinking: 1,
+    assistant: 2,
+    tool_use: 4,
+    tool_result: 4,
+  });
+  assert.equal(totals.toolCalls, 4);
+  assert.equal(totals.messages.filter((m) => m.is_error === true).length, 1);
+  assert.ok(totals.messages.every((m) => m.session_id === sessionId));
+  assert.ok(totals.messages.every((m) => m.cwd === "/home/fixture/project"));
+  assert.equal(new Set(totals.messages.map((m) => m.message_key)).size, 12);
+
+  // Seven assistant lines, five API responses: msg_script_001 is written three times.
+  assert.equal(totals.usage.length, 5);
+  assert.deepEqual(totals.usage.map((u) => u.usage_key), [
+    "msg_script_001:req_script_001",
+    "msg_script_002:req_script_002",
+    "msg_script_003:req_script_003",
+    "msg_script_004:req_script_004",
+    "msg_script_007:req_script_007",
+  ]);
+  assert.deepEqual(totals.tokens, {
+    input: 1315,
+    output: 180,
+    cacheRead: 12900,
+    cacheWrite: 3360,
+    reasoning: 0,
+  });
+  assert.deepEqual(totals.unknownTypes, []);
+  assert.equal(totals.malformedLines, 0);
+
+  const tools = totals.messages.filter((m) => m.message_type === "tool_use");
+  assert.deepEqual(tools.map((m) => m.tool_name), ["Write", "Bash", "Bash", "Agent"]);
+  assert.equal(tools[0].file_path, "/home/fixture/project/hello.txt");
+  assert.equal(tools[1].command, "cat hello.txt && ls");
+  assert.equal(tools[1].command_prefix, "cat");
+  assert.equal(tools[2].command_prefix, "ls");
+  const failed = totals.messages.find((m) => m.is_error === true);
+  assert.equal(failed?.tool_use_id, "toolu_script_003");
+  assert.match(failed?.text ?? "", /^Exit code 2/);
+});
+
+Deno.test("claude_code fixture: sub-agent transcript is filed under the parent session", async () => {
+  const { main, subagent } = await fixturePaths();
+  const parent = sessionIdOf(main);
+  const totals = await parseFixture("claude_code", subagent);
+  const agentId = subagent.slice(subagent.lastIndexOf("/agent-") + 7, -6);
+
+  assert.equal(totals.lines, 5);
+  assert.deepEqual(totals.sessionIds, [`${parent}/agent-${agentId}`]);
+  assert.equal(totals.sessions.get(`${parent}/agent-${agentId}`)?.parent_session_id, parent);
+  assert.deepEqual(totals.byType, { user: 1, tool_use: 1, tool_result: 1, assistant: 1 });
+  assert.equal(totals.toolCalls, 1);
+  assert.ok(totals.messages.every((m) => m.session_id === parent && m.subagent_id === agentId));
+  assert.equal(totals.usage.length, 2);
+  assert.ok(totals.usage.every((u) => u.session_id === parent && u.subagent_id === agentId));
+  assert.deepEqual(totals.tokens, {
+    input: 1850,
+    output: 24,
+    cacheRead: 0,
+    cacheWrite: 0,
+    reasoning: 0,
+  });
+});
+
+Deno.test("claude_code: usage de-duplication survives a restart through saved state", async () => {
+  const { main } = await fixturePaths();
+  const lines = await fixtureLines(main);
+  // Lines 6-8 (index 5-7) repeat msg_script_001; stop after the first of them.
+  const first = createClaudeCodeParser({ path: main });
+  const before = foldLines(first, lines.slice(0, 6));
+  assert.equal(before.usage.length, 1);
+  const state = JSON.parse(JSON.stringify(first.saveState()));
+  const resumed = createClaudeCodeParser({ path: main, state });
+  const after = foldLines(resumed, lines.slice(6));
+  assert.equal(after.usage.length, 4);
+  assert.equal(before.usage.length + after.usage.length, 5);
+  // Session facts were already reported before the restart: not reported again.
+  assert.deepEqual(after.sessionIds, []);
+
+  // Without state the same line yields the same key, so a store can still drop it.
+  const fresh = createClaudeCodeParser({ path: main });
+  const again = fresh.parseLine(lines[7]);
+  assert.equal(again.usage[0].usage_key, "msg_script_001:req_script_001");
+  assert.equal(again.messages[0].message_key, `${JSON.parse(lines[7]).uuid}:0`);
+});
+
+Deno.test("claude_code: malformed lines, unknown types, meta and synthetic messages", () => {
+  const parser = createClaudeCodeParser({ path: "/h/.claude/projects/-p/s1.jsonl" });
+  assert.equal(parser.parseLine("{not json").malformed, true);
+  assert.equal(parser.parseLine("[1,2]").malformed, true);
+  assert.equal(
+    parser.parseLine('{"type":"brand-new-record","sessionId":"s1"}').unknown_type,
+    "brand-new-record",
+  );
+  assert.equal(parser.parseLine('{"type":"attachment","sessionId":"s1"}').unknown_type, undefined);
+
+  const meta = parser.parseLine(JSON.stringify({
+    type: "user",
+    isMeta: true,
+    uuid: "u1",
+    sessionId: "s1",
+    cwd: "/p",
+    timestamp: "2026-01-02T03:04:05.000Z",
+    message: { role: "user", content: "Caveat: local command output follows" },
+  }));
+  assert.equal(meta.messages[0].role, "system");
+  assert.equal(meta.messages[0].message_key, "u1:0");
+  assert.equal(meta.session?.session_id, "s1");
+  assert.equal(meta.session?.started_at, Date.parse("2026-01-02T03:04:05.000Z"));
+
+  // Claude writes `<synthetic>` assistant messages for local errors: no usage from them.
+  const synthetic = parser.parseLine(JSON.stringify({
+    type: "assistant",
+    uuid: "u2",
+    sessionId: "s1",
+    message: {
+      id: "msg_x",
+      model: "<synthetic>",
+      role: "assistant",
+      content: [{ type: "text", text: "API Error" }],
+      usage: { input_tokens: 0, output_tokens: 0 },
+    },
+  }));
+  assert.equal(synthetic.usage.length, 0);
+  assert.equal(synthetic.messages[0].text, "API Error");
+
+  const titled = parser.parseLine('{"type":"ai-title","aiTitle":"Fix the build","sessionId":"s1"}');
+  assert.equal(titled.session?.title, "Fix the build");
+  // A summary does not replace a real title.
+  assert.equal(parser.parseLine('{"type":"summary","summary":"Other"}').session, undefined);
+});
+
+Deno.test("claude_code: secrets in message text are redacted, and can be kept", () => {
+  const line = JSON.stringify({
+    type: "user",
+    uuid: "u1",
+    sessionId: "s1",
+    message: { role: "user", content: `use key sk-ant-api03-${"a".repeat(40)} please` },
+  });
+  const redacted = createClaudeCodeParser().parseLine(line);
+  assert.equal(redacted.messages[0].text, "use key [REDACTED:anthropic_key] please");
+  const kept = createClaudeCodeParser({ redact: false }).parseLine(line);
+  assert.match(kept.messages[0].text, /sk-ant-api03-a+/);
+});
+
+Deno.test("claudeFileRole tells main and sub-agent transcripts apart", () => {
+  assert.deepEqual(claudeFileRole("/h/.claude/projects/-p/abc.jsonl"), { session_id: "abc" });
+  assert.deepEqual(claudeFileRole("/h/.claude/projects/-p/abc/subagents/agent-x1.jsonl"), {
+    subagent_id: "x1",
+    parent_session_id: "abc",
+  });
+  assert.deepEqual(claudeFileRole("C:\\u\\.claude\\projects\\C--p\\agent-x2.jsonl"), {
+    subagent_id: "x2",
+  });
+});
