@@ -39,6 +39,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./hook.ts")).command,
   },
   {
+    name: "ingest",
+    summary: "Import existing agent session history (backfill)",
+    load: async () => (await import("./ingest.ts")).command,
+  },
+  {
     name: "call",
     summary: "Run one operation: vantage call <operation_id> '<json>'",
     load: async () => (await import("./call.ts")).command,

@@ -34,13 +34,24 @@ export async function readServerLock(home: string): Promise<LockInfo | undefined
   }
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether the lock's owner still serves: its port answers /api/health with
+ * its pid. Asking the server (not the OS) needs no permission to signal
+ * processes, and a recycled pid cannot fool it.
+ */
+async function alive(owner: LockInfo): Promise<boolean> {
+  if (owner.port === undefined) {
+    // Still starting up (no port yet): trust a fresh lock, take over an old one.
+    return Date.now() - owner.started_at < 30_000;
+  }
   try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch (error) {
-    // EPERM means it exists but is someone else's.
-    return error instanceof Deno.errors.PermissionDenied;
+    const response = await fetch(`http://127.0.0.1:${owner.port}/api/health`, {
+      signal: AbortSignal.timeout(1000),
+    });
+    const body = await response.json() as { pid?: number };
+    return body.pid === owner.pid;
+  } catch {
+    return false;
   }
 }
 
@@ -65,7 +76,7 @@ export async function acquireServerLock(home: string): Promise<ServerLock> {
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       const owner = await readServerLock(home);
-      if (owner !== undefined && owner.pid !== Deno.pid && alive(owner.pid)) {
+      if (owner !== undefined && owner.pid !== Deno.pid && await alive(owner)) {
         throw new VantageError(
           "conflict",
           `Vantage is already serving this data home (pid ${owner.pid}${

@@ -5,13 +5,10 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { VantagePaths } from "../core/config.ts";
-import { VantageError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import { type HookDelivery, type IntakeResult, takeHookDelivery } from "../ingest/hook_intake.ts";
-import type { ModelPrice } from "../ingest/pricing.ts";
+import { loadPriceOverrides } from "../ingest/price_overrides.ts";
 import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
 import type { AgentName } from "../ingest/types.ts";
@@ -52,25 +49,6 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   /** Resolves once the server has shut down. */
   finished: Promise<void>;
-}
-
-/** Loads `pricing.json` from the data home: the user's price overrides. */
-export function loadPriceOverrides(home: string): Record<string, ModelPrice> {
-  const path = join(home, "pricing.json");
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return {};
-  }
-  try {
-    return JSON.parse(text) as Record<string, ModelPrice>;
-  } catch (error) {
-    throw new VantageError(
-      "invalid_arguments",
-      `${path} is not valid JSON: ${(error as Error).message}`,
-    );
-  }
 }
 
 /** Starts the server. */

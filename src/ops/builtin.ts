@@ -5,12 +5,13 @@
  * @module
  */
 import { type Catalog, createCatalog } from "./catalog.ts";
+import { agentCassette } from "./agent/cassette.ts";
 import { dexCassette } from "./dex/cassette.ts";
 import type { Cassette } from "./operation.ts";
 
 /** Every built-in cassette, in listing order. */
 export function builtinCassettes(): Cassette[] {
-  return [dexCassette];
+  return [dexCassette, agentCassette];
 }
 
 /** The catalog of built-in cassettes. */

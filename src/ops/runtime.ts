@@ -19,6 +19,9 @@ export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseS
   "read-only database",
 );
 
+/** The folder the caller works in (an MCP server runs in its agent's project folder). */
+export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
+
 /** The clock, so tests can fix "now". */
 export const CLOCK: ServiceKey<() => number> = serviceKey<() => number>("clock");
 
@@ -30,6 +33,13 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
   const services = new Services();
   services.provide(PATHS, () => paths);
   services.provide(CLOCK, () => Date.now);
+  services.provide(CWD, () => {
+    try {
+      return Deno.cwd();
+    } catch {
+      return paths.userHome;
+    }
+  });
   services.provide(DATABASE, () => openDatabase(paths.database), (db) => db.close());
   services.provide(READ_ONLY_DATABASE, () => {
     // Make sure the file and schema exist before opening it read-only.

@@ -22,7 +22,7 @@ export interface StdioSession {
 /** Starts mcp-serve with `args` in a fresh data home and connects a client. */
 export async function connectStdio(
   args: string[] = [],
-  options: { env?: Record<string, string>; home?: string } = {},
+  options: { env?: Record<string, string>; home?: string; cwd?: string } = {},
 ): Promise<StdioSession> {
   const home = options.home ?? await Deno.makeTempDir({ prefix: "vantage-mcp-" });
   const env = { ...Deno.env.toObject(), VANTAGE_HOME: home, ...options.env };
@@ -32,6 +32,7 @@ export async function connectStdio(
     args: ["run", ...flags, MAIN, "mcp-serve", ...args],
     env,
     stderr: "pipe",
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => {

@@ -1,0 +1,170 @@
+/**
+ * `search_sessions`: which past sessions mentioned something. The scope
+ * (project, agent, time) is resolved first, then a word search over the
+ * scope's messages, widening to a case-folded substring search when the
+ * words find nothing — and the answer says which mode produced the hits.
+ *
+ * @module
+ */
+import { z } from "zod";
+import {
+  getSession,
+  listSessions,
+  type MessageRow,
+  searchMessagesBySubstring,
+  searchMessagesByTerms,
+} from "../../store/agent_reads.ts";
+import { defineOperation, type Operation } from "../operation.ts";
+import {
+  agentContext,
+  agentSourceSchema,
+  clamp,
+  iso,
+  READ_ONLY,
+  resolveAgentFilter,
+  resolveProject,
+} from "./common.ts";
+import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
+
+/** Most sessions a scope may hold before the search covers a subset. */
+const SCOPE_CAP = 500;
+/** Most matching messages examined, newest first. */
+const CANDIDATE_CAP = 2000;
+/** Characters either side of a match in a snippet. */
+const WINDOW = 120;
+
+const snippetSchema = z.object({
+  ts: z.string(),
+  role: z.string(),
+  message_type: z.string(),
+  text: z.string(),
+});
+
+/** The words of a query as an FTS5 expression: every word, each quoted. */
+export function ftsExpression(query: string): string | undefined {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length === 0) return undefined;
+  return words.map((word) => `"${word}"`).join(" ");
+}
+
+/** A ±120-character window around the first match, measured in characters. */
+export function snippetAround(text: string, query: string): string {
+  const chars = [...text];
+  const lower = text.toLowerCase();
+  let index = lower.indexOf(query.toLowerCase());
+  if (index === -1) {
+    const first = (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+      .map((word) =>
+        lower.search(
+          new RegExp(`(?<![\\p{L}\\p{N}])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u"),
+        )
+      )
+      .filter((i) => i >= 0);
+    index = first.length > 0 ? Math.min(...first) : 0;
+  }
+  // Convert the UTF-16 index to a character index so CJK and emoji get the same window.
+  const charIndex = [...text.slice(0, index)].length;
+  const start = Math.max(0, charIndex - WINDOW);
+  const end = Math.min(chars.length, charIndex + query.length + WINDOW);
+  return (start > 0 ? "…" : "") + chars.slice(start, end).join("") +
+    (end < chars.length ? "…" : "");
+}
+
+/** The `agent.search_sessions` operation. */
+export const searchSessionsOperation: Operation = defineOperation({
+  id: "agent.search_sessions",
+  toolName: "search_sessions",
+  title: "Search past sessions",
+  description:
+    "Find past agent sessions by what was said in them ('how did we fix this before'). Searches this project's sessions (project '*' = all) of every agent; returns sessions with matching snippets and the session_id get_session_transcript takes.",
+  input: z.object({
+    query: z.string().min(1).describe("Keyword or phrase"),
+    agent_source: agentSourceSchema,
+    project: z.string().optional().describe(
+      "Absolute path prefix, bare name, or '*' for every project",
+    ),
+    since_min: z.number().int().optional().describe("Lookback in minutes (default 10080 = 7 days)"),
+    limit: z.number().int().optional().describe("Sessions, 1-10 (default 5)"),
+    snippet_limit: z.number().int().optional().describe("Snippets per session, 1-10 (default 3)"),
+  }),
+  output: z.object({
+    query: z.string(),
+    project: z.string(),
+    agent_filter: z.string(),
+    match_mode: z.enum(["term", "substring"]),
+    count: z.number().int(),
+    sessions: z.array(sessionSummarySchema.extend({
+      hit_count: z.number().int(),
+      snippets: z.array(snippetSchema),
+    })),
+    scope_truncated: z.boolean(),
+    note: z.string().optional(),
+  }),
+  scopes: ["agent:read"],
+  annotations: READ_ONLY,
+  run(context, input) {
+    const ctx = agentContext(context);
+    const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
+    const project = resolveProject(input.project, ctx.cwd, true);
+    const since = ctx.now - clamp(input.since_min, 1, 5_256_000, 10_080) * 60_000;
+    const limit = clamp(input.limit, 1, 10, 5);
+    const snippetLimit = clamp(input.snippet_limit, 1, 10, 3);
+    // Scope first: a busy unrelated project must not fill the candidates and blank this one.
+    const unscoped = project.all && filter.agents === undefined;
+    const scope = unscoped ? [] : listSessions(ctx.db, {
+      projectPrefix: project.prefix,
+      projectName: project.name,
+      agents: filter.agents,
+      since,
+      limit: SCOPE_CAP + 1,
+    });
+    const scopeTruncated = scope.length > SCOPE_CAP;
+    const scopeIds = unscoped ? null : scope.slice(0, SCOPE_CAP).map((s) => s.session_id);
+    const expression = ftsExpression(input.query);
+    let mode: "term" | "substring" = "term";
+    let hits: MessageRow[] = expression === undefined
+      ? []
+      : searchMessagesByTerms(ctx.db, expression, scopeIds, since, CANDIDATE_CAP);
+    if (hits.length === 0) {
+      mode = "substring";
+      hits = searchMessagesBySubstring(ctx.db, input.query, scopeIds, since, CANDIDATE_CAP);
+    }
+    const bySession = new Map<string, MessageRow[]>();
+    for (const hit of hits) {
+      const list = bySession.get(hit.session_id) ?? [];
+      list.push(hit);
+      bySession.set(hit.session_id, list);
+    }
+    const sessionRows = new Map(scope.map((s) => [s.session_id, s]));
+    const entries = [];
+    for (const [sessionId, sessionHits] of bySession) {
+      if (entries.length === limit) break;
+      // Unscoped searches have no preloaded rows; fetch the few sessions shown.
+      const row = sessionRows.get(sessionId) ?? getSession(ctx.db, sessionId);
+      if (row === undefined) continue;
+      entries.push({
+        ...summarizeSession(row, ctx.now),
+        hit_count: sessionHits.length,
+        snippets: sessionHits.slice(0, snippetLimit).map((m) => ({
+          ts: iso(m.ts),
+          role: m.role,
+          message_type: m.message_type,
+          text: snippetAround(m.text, input.query),
+        })),
+      });
+    }
+    const result: Record<string, unknown> = {
+      query: input.query,
+      project: project.project,
+      agent_filter: filter.label,
+      match_mode: mode,
+      count: entries.length,
+      sessions: entries,
+      scope_truncated: scopeTruncated,
+    };
+    if (entries.length === 0) {
+      result.note = `nothing matched '${input.query}' in this scope and time window`;
+    }
+    return result as never;
+  },
+});

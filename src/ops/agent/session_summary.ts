@@ -1,0 +1,46 @@
+/**
+ * The session-list entry `get_peer_sessions` and `search_sessions` share,
+ * so a `session_id` from either goes straight into `get_session_transcript`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { SessionRow } from "../../store/agent_reads.ts";
+import { ago, iso } from "./common.ts";
+
+/** Schema of one session entry. */
+export const sessionSummarySchema = z.object({
+  session_id: z.string(),
+  agent_source: z.string(),
+  cwd: z.string(),
+  title: z.string().optional(),
+  model: z.string().optional(),
+  started_at: z.string(),
+  last_activity_at: z.string(),
+  last_activity_ago: z.string(),
+  message_count: z.number().int(),
+  total_tokens: z.number().int(),
+  cost_usd: z.number(),
+});
+
+/** One session entry. */
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+
+/** Builds the entry for a stored session. */
+export function summarizeSession(session: SessionRow, now: number): SessionSummary {
+  const summary: SessionSummary = {
+    session_id: session.session_id,
+    agent_source: session.agent,
+    cwd: session.cwd ?? session.project ?? "",
+    started_at: iso(session.started_at),
+    last_activity_at: iso(session.last_activity_at),
+    last_activity_ago: ago(session.last_activity_at, now),
+    message_count: session.message_count,
+    total_tokens: session.input_tokens + session.output_tokens + session.cache_read_tokens +
+      session.cache_write_tokens,
+    cost_usd: Math.round(session.cost_usd * 1e6) / 1e6,
+  };
+  if (session.title !== null) summary.title = session.title;
+  if (session.model !== null) summary.model = session.model;
+  return summary;
+}

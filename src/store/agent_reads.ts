@@ -1,0 +1,332 @@
+/**
+ * Reads of agent activity for the `agent` operations: sessions, their
+ * events, messages and usage. Every query is bounded (LIMIT, time window,
+ * scope), so a store holding millions of messages answers in milliseconds.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "./database.ts";
+
+/** One stored session. */
+export interface SessionRow {
+  /** Session id. */
+  session_id: string;
+  /** Canonical agent name. */
+  agent: string;
+  /** Working directory. */
+  cwd: string | null;
+  /** Project root. */
+  project: string | null;
+  /** Start, ms. */
+  started_at: number;
+  /** Last activity, ms. */
+  last_activity_at: number;
+  /** Model id. */
+  model: string | null;
+  /** Git branch. */
+  git_branch: string | null;
+  /** Title. */
+  title: string | null;
+  /** Parent session. */
+  parent_session_id: string | null;
+  /** Transcript path. */
+  transcript_path: string | null;
+  /** 1 when hooks reported this session. */
+  has_hooks: number;
+  /** Hook events stored. */
+  event_count: number;
+  /** Transcript messages stored. */
+  message_count: number;
+  /** Tool calls seen in the transcript. */
+  tool_calls: number;
+  /** Uncached input tokens. */
+  input_tokens: number;
+  /** Output tokens. */
+  output_tokens: number;
+  /** Cache reads. */
+  cache_read_tokens: number;
+  /** Cache writes. */
+  cache_write_tokens: number;
+  /** Reasoning tokens. */
+  reasoning_tokens: number;
+  /** Cost, USD. */
+  cost_usd: number;
+  /** Tokens the model saw on its latest call. */
+  context_tokens: number | null;
+  /** Model context window, when reported. */
+  context_window: number | null;
+}
+
+const SESSION_COLUMNS =
+  `session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
+  title, parent_session_id, transcript_path, has_hooks, event_count, message_count, tool_calls,
+  input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd,
+  context_tokens, context_window`;
+
+/** One session by exact id. */
+export function getSession(db: DatabaseSync, sessionId: string): SessionRow | undefined {
+  return db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`).get(
+    sessionId,
+  ) as
+    | SessionRow
+    | undefined;
+}
+
+/** Sessions whose id starts with `prefix`, newest first (at most `limit`). */
+export function sessionsByPrefix(db: DatabaseSync, prefix: string, limit: number): SessionRow[] {
+  // Range scan on the primary key instead of LIKE, which would treat _ and % as wildcards.
+  return db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id >= ? AND session_id < ?
+     ORDER BY last_activity_at DESC LIMIT ?`,
+  ).all(prefix, prefix + "\uffff", limit) as unknown as SessionRow[];
+}
+
+/** Which sessions a listing covers. */
+export interface SessionScope {
+  /** Absolute project path: the session's project equals it or lies below it. */
+  projectPrefix?: string;
+  /** Bare project name: matched against the last path segment, either separator. */
+  projectName?: string;
+  /** Only these agents (all when absent). */
+  agents?: readonly string[];
+  /** Only sessions active at or after this time, ms. */
+  since?: number;
+  /** Most sessions to return. */
+  limit: number;
+  /** Leave out sessions with no messages and no events. */
+  nonEmpty?: boolean;
+}
+
+/** Sessions in a scope, most recently active first. */
+export function listSessions(db: DatabaseSync, scope: SessionScope): SessionRow[] {
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  if (scope.projectPrefix !== undefined) {
+    const prefix = scope.projectPrefix.replace(/[\\/]+$/, "");
+    where.push("(project = ? OR (project >= ? AND project < ?) OR (project >= ? AND project < ?))");
+    params.push(prefix, prefix + "/", prefix + "/\uffff", prefix + "\\", prefix + "\\\uffff");
+  }
+  if (scope.projectName !== undefined) {
+    where.push("(project = ? OR project LIKE ? ESCAPE '!' OR project LIKE ? ESCAPE '!')");
+    const escaped = scope.projectName.replace(/[!%_]/g, "!$&");
+    params.push(scope.projectName, `%/${escaped}`, `%\\${escaped}`);
+  }
+  if (scope.agents !== undefined) {
+    where.push(`agent IN (${scope.agents.map(() => "?").join(", ") || "NULL"})`);
+    params.push(...scope.agents);
+  }
+  if (scope.since !== undefined) {
+    where.push("last_activity_at >= ?");
+    params.push(scope.since);
+  }
+  if (scope.nonEmpty === true) where.push("(message_count > 0 OR event_count > 0)");
+  params.push(scope.limit);
+  return db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM sessions ${
+      where.length > 0 ? "WHERE " + where.join(" AND ") : ""
+    }
+     ORDER BY last_activity_at DESC LIMIT ?`,
+  ).all(...params) as unknown as SessionRow[];
+}
+
+/** The most recently active session in a folder (or below it), optionally of one agent. */
+export function latestSessionFor(
+  db: DatabaseSync,
+  cwd: string,
+  agent?: string,
+): SessionRow | undefined {
+  const scope: SessionScope = { projectPrefix: cwd, limit: 1 };
+  if (agent !== undefined) scope.agents = [agent];
+  return listSessions(db, scope)[0] ??
+    (agent === undefined ? undefined : latestSessionFor(db, cwd));
+}
+
+/** A stored message. */
+export interface MessageRow {
+  /** Row id (grows with insertion). */
+  id: number;
+  /** Session id. */
+  session_id: string;
+  /** Time, ms. */
+  ts: number;
+  /** Role. */
+  role: string;
+  /** Message type. */
+  message_type: string;
+  /** Text. */
+  text: string;
+  /** Tool name. */
+  tool_name: string | null;
+  /** 1 when a tool result failed. */
+  is_error: number | null;
+  /** File the tool touched. */
+  file_path: string | null;
+}
+
+const MESSAGE_COLUMNS =
+  "id, session_id, ts, role, message_type, text, tool_name, is_error, file_path";
+
+/** The newest non-empty messages of a session, newest first. */
+export function recentMessages(db: DatabaseSync, sessionId: string, limit: number): MessageRow[] {
+  return db.prepare(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND text != ''
+     ORDER BY ts DESC, id DESC LIMIT ?`,
+  ).all(sessionId, limit) as unknown as MessageRow[];
+}
+
+/** A page of a session's messages: skip `offset` newest, take `limit` (+1 to tell if more exist). */
+export function transcriptPage(
+  db: DatabaseSync,
+  sessionId: string,
+  options: { limit: number; offset: number; messageType?: string },
+): MessageRow[] {
+  const filter = options.messageType === undefined ? "" : "AND message_type = ?";
+  const params: Array<string | number> = [sessionId];
+  if (options.messageType !== undefined) params.push(options.messageType);
+  params.push(options.limit + 1, options.offset);
+  return db.prepare(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ${filter}
+     ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
+  ).all(...params) as unknown as MessageRow[];
+}
+
+/**
+ * Messages matching an FTS5 query, newest first, within `sessionIds` (all
+ * sessions when null) and at or after `since`. Walking the index in rowid
+ * order with a cap bounds the work however common the words are.
+ */
+export function searchMessagesByTerms(
+  db: DatabaseSync,
+  ftsQuery: string,
+  sessionIds: readonly string[] | null,
+  since: number,
+  cap: number,
+): MessageRow[] {
+  if (sessionIds !== null && sessionIds.length === 0) return [];
+  const inList = sessionIds === null
+    ? ""
+    : `AND m.session_id IN (${sessionIds.map(() => "?").join(", ")})`;
+  return db.prepare(
+    `SELECT m.id, m.session_id, m.ts, m.role, m.message_type, m.text, m.tool_name, m.is_error, m.file_path
+     FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+     WHERE messages_fts MATCH ? ${inList} AND m.ts >= ?
+     ORDER BY messages_fts.rowid DESC LIMIT ?`,
+  ).all(ftsQuery, ...(sessionIds ?? []), since, cap) as unknown as MessageRow[];
+}
+
+/** Messages containing `needle` (case-folded), newest first, within the scope. */
+export function searchMessagesBySubstring(
+  db: DatabaseSync,
+  needle: string,
+  sessionIds: readonly string[] | null,
+  since: number,
+  cap: number,
+): MessageRow[] {
+  if (sessionIds !== null && sessionIds.length === 0) return [];
+  const pattern = `%${needle.toLowerCase().replace(/[!%_]/g, "!$&")}%`;
+  const inList = sessionIds === null
+    ? ""
+    : `AND session_id IN (${sessionIds.map(() => "?").join(", ")})`;
+  return db.prepare(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages
+     WHERE lower(text) LIKE ? ESCAPE '!' ${inList} AND ts >= ?
+     ORDER BY id DESC LIMIT ?`,
+  ).all(pattern, ...(sessionIds ?? []), since, cap) as unknown as MessageRow[];
+}
+
+/** A stored hook event (the fields the operations show). */
+export interface EventRow {
+  /** Time, ms. */
+  ts: number;
+  /** Canonical event name. */
+  event_type: string;
+  /** Tool name. */
+  tool_name: string | null;
+  /** File touched. */
+  file_path: string | null;
+  /** Shell command. */
+  command: string | null;
+  /** Its first word(s). */
+  command_prefix: string | null;
+  /** 1, 0 or null. */
+  success: number | null;
+  /** Error summary. */
+  error: string | null;
+  /** Prompt text. */
+  prompt: string | null;
+}
+
+/** The newest tool events of a session (Pre/Post/Failure), newest first. */
+export function recentToolEvents(db: DatabaseSync, sessionId: string, limit: number): EventRow[] {
+  return db.prepare(
+    `SELECT ts, event_type, tool_name, file_path, command, command_prefix, success, error, prompt
+     FROM events WHERE session_id = ? AND event_type IN ('PreToolUse', 'PostToolUse', 'PostToolUseFailure')
+     ORDER BY ts DESC, id DESC LIMIT ?`,
+  ).all(sessionId, limit) as unknown as EventRow[];
+}
+
+/** Tool name → calls and failures for a session, from its hook events. */
+export function toolCountsFromEvents(
+  db: DatabaseSync,
+  sessionId: string,
+): Array<{ tool_name: string; calls: number; failures: number }> {
+  return db.prepare(
+    `SELECT tool_name, count(*) AS calls,
+       sum(CASE WHEN event_type = 'PostToolUseFailure' OR success = 0 THEN 1 ELSE 0 END) AS failures
+     FROM events WHERE session_id = ? AND tool_name IS NOT NULL
+       AND event_type IN ('PostToolUse', 'PostToolUseFailure')
+     GROUP BY tool_name ORDER BY calls DESC`,
+  ).all(sessionId) as unknown as Array<{ tool_name: string; calls: number; failures: number }>;
+}
+
+/** Tool name → calls and failures for a session, from its transcript. */
+export function toolCountsFromMessages(
+  db: DatabaseSync,
+  sessionId: string,
+): Array<{ tool_name: string; calls: number; failures: number }> {
+  return db.prepare(
+    `SELECT u.tool_name AS tool_name, count(*) AS calls,
+       sum(CASE WHEN r.is_error = 1 THEN 1 ELSE 0 END) AS failures
+     FROM messages u LEFT JOIN messages r
+       ON r.session_id = u.session_id AND r.tool_use_id = u.tool_use_id AND r.message_type = 'tool_result'
+     WHERE u.session_id = ? AND u.message_type = 'tool_use' AND u.tool_name IS NOT NULL
+     GROUP BY u.tool_name ORDER BY calls DESC`,
+  ).all(sessionId) as unknown as Array<{ tool_name: string; calls: number; failures: number }>;
+}
+
+/** Files a session touched, newest first, from hooks and transcript. */
+export function recentFiles(
+  db: DatabaseSync,
+  sessionId: string,
+  limit: number,
+): Array<{ path: string; tool_name: string | null; ts: number }> {
+  return db.prepare(
+    `SELECT path, tool_name, max(ts) AS ts FROM (
+       SELECT file_path AS path, tool_name, ts FROM events
+         WHERE session_id = ? AND file_path IS NOT NULL AND event_type IN ('PreToolUse', 'PostToolUse')
+       UNION ALL
+       SELECT file_path AS path, tool_name, ts FROM messages
+         WHERE session_id = ? AND file_path IS NOT NULL AND message_type = 'tool_use'
+     ) GROUP BY path ORDER BY ts DESC LIMIT ?`,
+  ).all(sessionId, sessionId, limit) as unknown as Array<
+    { path: string; tool_name: string | null; ts: number }
+  >;
+}
+
+/** The latest user prompt of a session, from hooks or transcript. */
+export function lastPrompt(
+  db: DatabaseSync,
+  sessionId: string,
+): { text: string; ts: number } | undefined {
+  const fromHook = db.prepare(
+    `SELECT prompt AS text, ts FROM events WHERE session_id = ? AND event_type = 'UserPromptSubmit'
+     AND prompt IS NOT NULL ORDER BY ts DESC LIMIT 1`,
+  ).get(sessionId) as { text: string; ts: number } | undefined;
+  const fromTranscript = db.prepare(
+    `SELECT text, ts FROM messages WHERE session_id = ? AND message_type = 'user' AND text != ''
+     ORDER BY ts DESC LIMIT 1`,
+  ).get(sessionId) as { text: string; ts: number } | undefined;
+  if (fromHook === undefined) return fromTranscript;
+  if (fromTranscript === undefined) return fromHook;
+  return fromHook.ts >= fromTranscript.ts ? fromHook : fromTranscript;
+}

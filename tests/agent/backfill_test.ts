@@ -1,0 +1,149 @@
+/**
+ * `vantage ingest` over real transcript files of every agent: exact counts
+ * of sessions, messages, tool calls and de-duplicated tokens in the store.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { makeAgentHome } from "../helpers/agent_home.ts";
+import { runVantage } from "../helpers/cli.ts";
+
+interface Totals {
+  agent: string;
+  messages: number;
+  tool_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+}
+
+// Hand-checked against the fixture files (see tests/fixtures/transcripts/README.md).
+const EXPECTED: Record<
+  string,
+  Omit<Totals, "agent"> & { usage: number; byType: Record<string, number> }
+> = {
+  claude_code: {
+    // Main transcript plus its sub-agent's file, filed under the parent session.
+    messages: 16,
+    tool_calls: 5,
+    usage: 7,
+    input_tokens: 1315 + 1850,
+    output_tokens: 180 + 24,
+    cache_read_tokens: 12900,
+    cache_write_tokens: 3360,
+    reasoning_tokens: 0,
+    byType: { user: 2, thinking: 1, assistant: 3, tool_use: 5, tool_result: 5 },
+  },
+  codex: {
+    messages: 9,
+    tool_calls: 2,
+    usage: 3,
+    input_tokens: 1400,
+    output_tokens: 82,
+    cache_read_tokens: 1900,
+    cache_write_tokens: 0,
+    reasoning_tokens: 16,
+    byType: { system: 2, user: 1, thinking: 1, tool_use: 2, tool_result: 2, assistant: 1 },
+  },
+  copilot_cli: {
+    messages: 10,
+    tool_calls: 3,
+    usage: 2,
+    input_tokens: 19700,
+    output_tokens: 430,
+    cache_read_tokens: 12000,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+    byType: { user: 1, thinking: 1, assistant: 2, tool_use: 3, tool_result: 3 },
+  },
+  openclaw: {
+    messages: 12,
+    tool_calls: 4,
+    usage: 4,
+    input_tokens: 2670,
+    output_tokens: 137,
+    cache_read_tokens: 13100,
+    cache_write_tokens: 1800,
+    reasoning_tokens: 0,
+    byType: { user: 1, thinking: 1, assistant: 2, tool_use: 4, tool_result: 4 },
+  },
+};
+
+function totals(db: DatabaseSync): Map<string, Totals> {
+  const rows = db.prepare(`
+    SELECT agent, sum(message_count) AS messages, sum(tool_calls) AS tool_calls,
+      sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+      sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
+      sum(reasoning_tokens) AS reasoning_tokens
+    FROM sessions GROUP BY agent`).all() as unknown as Totals[];
+  return new Map(rows.map((row) => [row.agent, row]));
+}
+
+Deno.test("ingest stores every agent's transcripts with exact counts, and a rerun adds nothing", async () => {
+  const home = await makeAgentHome();
+  try {
+    const run = await runVantage(["ingest", "--json"], { env: home.env });
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(run.stdout);
+    assert.equal(report.files, 5);
+    assert.equal(report.messages, 16 + 9 + 10 + 12);
+    assert.equal(report.tool_calls, 5 + 2 + 3 + 4);
+    assert.equal(report.skipped_lines, 0);
+
+    const db = new DatabaseSync(`${home.dataHome}/vantage.db`, { readOnly: true });
+    try {
+      const byAgent = totals(db);
+      for (const [agent, expected] of Object.entries(EXPECTED)) {
+        const actual = byAgent.get(agent);
+        assert.ok(actual !== undefined, agent);
+        const { usage: _usage, byType, ...sums } = expected;
+        assert.deepEqual({ ...actual, agent: undefined }, { ...sums, agent: undefined }, agent);
+        const types = db.prepare(
+          "SELECT message_type, count(*) AS n FROM messages WHERE agent = ? GROUP BY message_type",
+        ).all(agent) as Array<{ message_type: string; n: number }>;
+        assert.deepEqual(
+          Object.fromEntries(types.map((t) => [t.message_type, t.n])),
+          byType,
+          agent,
+        );
+        const usage = db.prepare("SELECT count(*) AS n FROM usage WHERE agent = ?").get(agent) as {
+          n: number;
+        };
+        assert.equal(usage.n, expected.usage, agent);
+      }
+      // cwd comes from the records, never from the encoded folder name.
+      const claude = db.prepare(
+        "SELECT cwd FROM sessions WHERE session_id = '843adfa2-d81e-4a0f-a04c-dee7a420fb51'",
+      ).get() as { cwd: string };
+      assert.equal(claude.cwd, "/home/fixture/project");
+    } finally {
+      db.close();
+    }
+
+    const again = await runVantage(["ingest", "--json"], { env: home.env });
+    const second = JSON.parse(again.stdout);
+    assert.equal(second.files, 0);
+    assert.equal(second.messages, 0);
+  } finally {
+    await home.cleanup();
+  }
+});
+
+Deno.test("ingest refuses unknown agents and bad --since values clearly", async () => {
+  const home = await makeAgentHome({ fixtures: false });
+  try {
+    const agent = await runVantage(["ingest", "--agent", "vim"], { env: home.env });
+    assert.equal(agent.code, 2);
+    assert.match(agent.stderr, /unknown agent 'vim'/);
+    const since = await runVantage(["ingest", "--since", "yesterday-ish"], { env: home.env });
+    assert.equal(since.code, 2);
+    assert.match(since.stderr, /--since must look like/);
+    const filtered = await runVantage(["ingest", "--agent", "codex", "--since", "1d", "--json"], {
+      env: home.env,
+    });
+    assert.equal(filtered.code, 0, filtered.stderr);
+  } finally {
+    await home.cleanup();
+  }
+});
