@@ -1,11 +1,13 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
- * beside a reference measured in the same run. Suites: mcp (default: all).
+ * beside a reference measured in the same run. Suites: mcp, agent (default: all).
  */
+import { benchAgent } from "./bench/agent.ts";
 import { benchMcp } from "./bench/mcp.ts";
 
 const suites: Record<string, () => Promise<void>> = {
   mcp: () => benchMcp(),
+  agent: () => benchAgent(),
 };
 
 const wanted = Deno.args.length === 0 ? Object.keys(suites) : Deno.args;

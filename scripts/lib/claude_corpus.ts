@@ -73,90 +73,207 @@ function wordFor(rank: number): string {
 export interface CorpusFile {
   /** Lines written. */
   lines: number;
-  /** Messages the lines hold (one per line). */
+  /** Messages the lines hold (one per content block). */
   messages: number;
-  /** Assistant responses (usage records). */
+  /** Assistant responses (usage records after de-duplication). */
   usage: number;
+  /** Tool calls. */
+  toolCalls: number;
   /** Bytes written. */
   bytes: number;
 }
 
+/** Options for {@link writeClaudeTranscript}. */
+export interface TranscriptOptions {
+  /** Session id. */
+  sessionId: string;
+  /** Working directory recorded in every line. */
+  cwd: string;
+  /** Stop once the file is about this big. */
+  targetBytes: number;
+  /** PRNG seed. */
+  seed: number;
+  /** First timestamp, ms. */
+  startMs?: number;
+  /** Shared vocabulary (so several files draw from one Zipf distribution). */
+  vocabulary?: ZipfVocabulary;
+}
+
+const TOOLS = ["Read", "Bash", "Edit", "Grep"] as const;
+
 /**
- * Writes one Claude Code transcript of about `targetBytes`, alternating user
- * prompts and assistant answers, each line one message.
+ * Writes one Claude Code transcript of about `targetBytes`, shaped like the
+ * real files Claude Code 2.1 writes (the fixture in tests/fixtures): the
+ * full line envelope, a user prompt per turn, an assistant response split
+ * into thinking, text and tool_use lines that repeat one message id and
+ * usage, a tool_result carrying file or command output, and now and then an
+ * attachment record.
  */
 export async function writeClaudeTranscript(
   path: string,
-  options: {
-    sessionId: string;
-    cwd: string;
-    targetBytes: number;
-    seed: number;
-    startMs?: number;
-    vocabulary?: ZipfVocabulary;
-  },
+  options: TranscriptOptions,
 ): Promise<CorpusFile> {
   const random = prng(options.seed);
   const vocabulary = options.vocabulary ?? new ZipfVocabulary(50_000, random);
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
-  const stats: CorpusFile = { lines: 0, messages: 0, usage: 0, bytes: 0 };
+  const stats: CorpusFile = { lines: 0, messages: 0, usage: 0, toolCalls: 0, bytes: 0 };
   let ts = options.startMs ?? Date.UTC(2026, 10, 1);
+  let parent: string | null = null;
   let buffer: string[] = [];
-  let bufferBytes = 0;
+  let bufferChars = 0;
+  let turn = 0;
   const flush = async () => {
     const bytes = encoder.encode(buffer.join(""));
     let written = 0;
     while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    stats.bytes += bytes.length;
     buffer = [];
-    bufferBytes = 0;
+    bufferChars = 0;
+  };
+  const emit = (record: Record<string, unknown>, messages: number) => {
+    ts += 200 + Math.floor(random() * 3000);
+    const uuid = `${options.sessionId}-${stats.lines}`;
+    const line = JSON.stringify({
+      parentUuid: parent,
+      isSidechain: false,
+      ...record,
+      uuid,
+      timestamp: new Date(ts).toISOString(),
+      userType: "external",
+      entrypoint: "sdk-cli",
+      cwd: options.cwd,
+      sessionId: options.sessionId,
+      version: "2.1.197",
+      gitBranch: "main",
+    }) + "\n";
+    parent = uuid;
+    buffer.push(line);
+    bufferChars += line.length;
+    stats.lines++;
+    stats.messages += messages;
+  };
+  const codeLines = (n: number) => {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      out.push(
+        `${
+          String(i + 1).padStart(4)
+        }\u2192  const ${vocabulary.word()} = ${vocabulary.word()}(${vocabulary.word()}, ${
+          Math.floor(random() * 100)
+        });`,
+      );
+    }
+    return out.join("\n");
   };
   try {
-    while (stats.bytes < options.targetBytes) {
-      ts += 1000 + Math.floor(random() * 5000);
-      const n = stats.lines;
-      const base = {
-        sessionId: options.sessionId,
-        cwd: options.cwd,
-        uuid: `${options.sessionId}-${n}`,
-        timestamp: new Date(ts).toISOString(),
-      };
-      let line: string;
-      if (n % 2 === 0) {
-        line = JSON.stringify({
-          type: "user",
-          ...base,
-          message: { role: "user", content: vocabulary.sentence(8 + Math.floor(random() * 30)) },
-        });
-      } else {
-        line = JSON.stringify({
-          type: "assistant",
-          ...base,
-          requestId: `req_${options.sessionId}_${n}`,
-          message: {
-            id: `msg_${options.sessionId}_${n}`,
-            type: "message",
-            role: "assistant",
-            model: "claude-sonnet-4-5",
-            content: [{ type: "text", text: vocabulary.sentence(20 + Math.floor(random() * 120)) }],
-            stop_reason: "end_turn",
-            usage: {
-              input_tokens: 12,
-              output_tokens: 80,
-              cache_read_input_tokens: 2000,
-              cache_creation_input_tokens: 40,
-            },
-          },
-        });
-        stats.usage++;
+    while (stats.bytes + bufferChars < options.targetBytes) {
+      turn++;
+      emit({
+        type: "user",
+        promptId: `p-${turn}`,
+        message: { role: "user", content: vocabulary.sentence(8 + Math.floor(random() * 30)) },
+      }, 1);
+      if (turn % 10 === 1) {
+        emit({
+          type: "attachment",
+          attachment: { type: "hook_additional_context", content: [vocabulary.sentence(60)] },
+        }, 0);
       }
-      line += "\n";
-      buffer.push(line);
-      bufferBytes += line.length;
-      stats.lines++;
-      stats.messages++;
-      stats.bytes += encoder.encode(line).length;
-      if (bufferBytes > 1 << 20) await flush();
+      const messageId = `msg_${options.sessionId}_${turn}`;
+      const requestId = `req_${options.sessionId}_${turn}`;
+      const usage = {
+        input_tokens: 12,
+        cache_creation_input_tokens: 40,
+        cache_read_input_tokens: 2000 + turn,
+        cache_creation: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 0 },
+        output_tokens: 80,
+        service_tier: "standard",
+      };
+      const assistant = (content: unknown) => ({
+        type: "assistant",
+        requestId,
+        message: {
+          id: messageId,
+          type: "message",
+          role: "assistant",
+          model: "claude-sonnet-4-5",
+          content: [content],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
+      });
+      emit(
+        assistant({
+          type: "thinking",
+          thinking: vocabulary.sentence(10 + Math.floor(random() * 40)),
+          signature: btoa(vocabulary.sentence(30)),
+        }),
+        1,
+      );
+      emit(
+        assistant({ type: "text", text: vocabulary.sentence(20 + Math.floor(random() * 100)) }),
+        1,
+      );
+      const tool = TOOLS[Math.floor(random() * TOOLS.length)];
+      const toolId = `toolu_${options.sessionId}_${turn}`;
+      const target = `${options.cwd}/src/${vocabulary.word()}.ts`;
+      const input = tool === "Bash"
+        ? { command: `npm test -- ${vocabulary.word()}`, description: vocabulary.sentence(5) }
+        : tool === "Edit"
+        ? {
+          file_path: target,
+          old_string: vocabulary.sentence(8),
+          new_string: vocabulary.sentence(8),
+        }
+        : tool === "Grep"
+        ? { pattern: vocabulary.word(), path: options.cwd }
+        : { file_path: target };
+      emit(assistant({ type: "tool_use", id: toolId, name: tool, input }), 1);
+      stats.usage++;
+      stats.toolCalls++;
+      const output = tool === "Read"
+        ? codeLines(20 + Math.floor(random() * 60))
+        : vocabulary.sentence(20 + Math.floor(random() * 80));
+      emit({
+        type: "user",
+        message: {
+          role: "user",
+          content: [{
+            tool_use_id: toolId,
+            type: "tool_result",
+            content: output,
+            is_error: random() < 0.05,
+          }],
+        },
+        // Claude Code repeats the tool's output in toolUseResult (Read: the file content; Bash:
+        // stdout; Edit: the whole original file and a structured patch), as real transcripts do.
+        toolUseResult: tool === "Read"
+          ? {
+            type: "text",
+            file: { filePath: target, content: output, numLines: 40, startLine: 1, totalLines: 40 },
+          }
+          : tool === "Edit"
+          ? {
+            filePath: target,
+            oldString: (input as { old_string: string }).old_string,
+            newString: (input as { new_string: string }).new_string,
+            originalFile: codeLines(40 + Math.floor(random() * 120)),
+            structuredPatch: [{
+              oldStart: 3,
+              oldLines: 1,
+              newStart: 3,
+              newLines: 1,
+              lines: ["-a", "+b"],
+            }],
+            userModified: false,
+            replaceAll: false,
+          }
+          : { stdout: output, stderr: "", interrupted: false, isImage: false },
+        sourceToolAssistantUUID: parent,
+      }, 1);
+      if (bufferChars > 1 << 20) await flush();
     }
     await flush();
   } finally {

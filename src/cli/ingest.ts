@@ -8,7 +8,9 @@ import { VantageError } from "../core/errors.ts";
 import { backfill, type BackfillProgress } from "../ingest/backfill.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../ingest/types.ts";
 import { loadPriceOverrides } from "../ingest/price_overrides.ts";
+import { maxMessageId } from "../store/agent_reads.ts";
 import { openDatabase } from "../store/database.ts";
+import { MessageIndexer } from "../store/message_index.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
 
 /** Parses `--since`: `30m`, `12h`, `7d`, or an ISO date. */
@@ -80,6 +82,7 @@ Options:
       : undefined;
     const paths = resolvePaths();
     const db = openDatabase(paths.database);
+    const indexer = await MessageIndexer.start(paths.database, () => maxMessageId(db));
     const showBar = Deno.stderr.isTerminal() && values.json !== true;
     let lastDraw = 0;
     try {
@@ -89,6 +92,7 @@ Options:
         since,
         prices: loadPriceOverrides(paths.home),
         onProgress: (progress) => {
+          indexer.kick(); // The worker indexes committed batches while the next ones are read.
           const now = performance.now();
           if (!showBar || (now - lastDraw < 100 && progress.filesDone < progress.filesTotal)) {
             return;
@@ -97,8 +101,11 @@ Options:
           writeStderrRaw(bar(progress));
         },
       });
+      const finishedAt = performance.now();
+      // The run is done when the new messages are searchable, and is timed that way.
+      await indexer.caughtUp();
       if (showBar) writeStderrRaw("\n");
-      const seconds = summary.elapsed_ms / 1000;
+      const seconds = (summary.elapsed_ms + (performance.now() - finishedAt)) / 1000;
       const report = {
         files: summary.files,
         files_seen: summary.files_seen,
@@ -125,6 +132,7 @@ Options:
       }
       return 0;
     } finally {
+      indexer.close();
       db.close();
     }
   },

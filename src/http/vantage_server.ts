@@ -13,7 +13,9 @@ import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
 import type { AgentName } from "../ingest/types.ts";
 import { DATABASE, vantageServices } from "../ops/runtime.ts";
+import { maxMessageId } from "../store/agent_reads.ts";
 import { checkpoint } from "../store/database.ts";
+import { MessageIndexer } from "../store/message_index.ts";
 import { createHandler, type Handler } from "./handler.ts";
 import { acquireServerLock, type ServerLock } from "./server_lock.ts";
 
@@ -89,10 +91,19 @@ export async function startVantageServer(options: VantageServerOptions): Promise
     replaying = false;
   }, options.spoolIntervalMs ?? 5_000);
 
+  const indexer = await MessageIndexer.start(
+    paths.database,
+    () => maxMessageId(db),
+    (message) => log.error("message indexing failed", { error: message }),
+  );
+  indexer.kick(); // Index anything an earlier process stored but did not index.
   const tailer = new TranscriptTailer(db, {
     home: paths.userHome,
     prices,
     agents: options.agents,
+    // Small batches keep each transaction short, so hooks are answered promptly during a backfill.
+    batchBytes: 1024 * 1024,
+    onIngest: () => indexer.kick(),
     onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
   });
 
@@ -135,6 +146,9 @@ export async function startVantageServer(options: VantageServerOptions): Promise
       await server.finished.catch(() => {});
       await tailer.stop();
       await replay(); // Anything spooled while we were stopping still lands.
+      await Promise.race([indexer.caughtUp(), new Promise((resolve) => setTimeout(resolve, 5_000))])
+        .catch(() => {});
+      indexer.close();
       checkpoint(db);
       services.close();
       await lock.release();

@@ -67,6 +67,8 @@ export interface TailerOptions {
   since?: number;
   /** Only these agents. */
   agents?: readonly AgentName[];
+  /** Most bytes per ingest transaction (default: the ingester's). */
+  batchBytes?: number;
   /** Coalescing delay after a change notification (default 100 ms). */
   debounceMs?: number;
   /** How often to look for agent folders that did not exist yet (default 30 s). */

@@ -6,6 +6,7 @@
  */
 import { resolvePaths, type VantagePaths } from "../core/config.ts";
 import { type DatabaseSync, openDatabase } from "../store/database.ts";
+import { openMessageIndex } from "../store/message_index.ts";
 import { type ServiceKey, serviceKey, Services } from "./services.ts";
 
 /** Where the data home and its files are. */
@@ -18,6 +19,9 @@ export const DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("data
 export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(
   "read-only database",
 );
+
+/** The message search index (a separate file the indexer worker keeps current). */
+export const MESSAGE_INDEX: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("message index");
 
 /** The folder the caller works in (an MCP server runs in its agent's project folder). */
 export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
@@ -41,6 +45,10 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     }
   });
   services.provide(DATABASE, () => openDatabase(paths.database), (db) => db.close());
+  services.provide(MESSAGE_INDEX, () => {
+    services.get(DATABASE); // creates the data folder
+    return openMessageIndex(paths.database);
+  }, (db) => db.close());
   services.provide(READ_ONLY_DATABASE, () => {
     // Make sure the file and schema exist before opening it read-only.
     services.get(DATABASE);

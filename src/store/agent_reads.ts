@@ -191,47 +191,33 @@ export function transcriptPage(
 }
 
 /**
- * Messages matching an FTS5 query, newest first, within `sessionIds` (all
- * sessions when null) and at or after `since`. Walking the index in rowid
- * order with a cap bounds the work however common the words are.
+ * Messages containing `needle` (case-folded), newest first, within the
+ * scope. Only the newest `scanCap` messages of the scope are examined, so a
+ * search that finds nothing costs a bounded scan; `scanned_all` says whether
+ * the scan covered the whole scope.
  */
-export function searchMessagesByTerms(
-  db: DatabaseSync,
-  ftsQuery: string,
-  sessionIds: readonly string[] | null,
-  since: number,
-  cap: number,
-): MessageRow[] {
-  if (sessionIds !== null && sessionIds.length === 0) return [];
-  const inList = sessionIds === null
-    ? ""
-    : `AND m.session_id IN (${sessionIds.map(() => "?").join(", ")})`;
-  return db.prepare(
-    `SELECT m.id, m.session_id, m.ts, m.role, m.message_type, m.text, m.tool_name, m.is_error, m.file_path
-     FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-     WHERE messages_fts MATCH ? ${inList} AND m.ts >= ?
-     ORDER BY messages_fts.rowid DESC LIMIT ?`,
-  ).all(ftsQuery, ...(sessionIds ?? []), since, cap) as unknown as MessageRow[];
-}
-
-/** Messages containing `needle` (case-folded), newest first, within the scope. */
 export function searchMessagesBySubstring(
   db: DatabaseSync,
   needle: string,
   sessionIds: readonly string[] | null,
   since: number,
   cap: number,
-): MessageRow[] {
-  if (sessionIds !== null && sessionIds.length === 0) return [];
+  scanCap = 20_000,
+): { rows: MessageRow[]; scanned_all: boolean } {
+  if (sessionIds !== null && sessionIds.length === 0) return { rows: [], scanned_all: true };
   const pattern = `%${needle.toLowerCase().replace(/[!%_]/g, "!$&")}%`;
-  const inList = sessionIds === null
-    ? ""
-    : `AND session_id IN (${sessionIds.map(() => "?").join(", ")})`;
-  return db.prepare(
-    `SELECT ${MESSAGE_COLUMNS} FROM messages
-     WHERE lower(text) LIKE ? ESCAPE '!' ${inList} AND ts >= ?
-     ORDER BY id DESC LIMIT ?`,
-  ).all(pattern, ...(sessionIds ?? []), since, cap) as unknown as MessageRow[];
+  const scope = sessionIds === null ? "" : "AND session_id IN (SELECT value FROM json_each(?))";
+  const params: Array<string | number> = [since];
+  if (sessionIds !== null) params.push(JSON.stringify(sessionIds));
+  const window = db.prepare(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE ts >= ? ${scope} ORDER BY id DESC LIMIT ?)`,
+  ).get(...params, scanCap + 1) as { n: number };
+  const rows = db.prepare(
+    `SELECT ${MESSAGE_COLUMNS} FROM (
+       SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ts >= ? ${scope} ORDER BY id DESC LIMIT ?
+     ) WHERE lower(text) LIKE ? ESCAPE '!' ORDER BY id DESC LIMIT ?`,
+  ).all(...params, scanCap, pattern, cap) as unknown as MessageRow[];
+  return { rows, scanned_all: window.n <= scanCap };
 }
 
 /** A stored hook event (the fields the operations show). */
@@ -329,4 +315,9 @@ export function lastPrompt(
   if (fromHook === undefined) return fromTranscript;
   if (fromTranscript === undefined) return fromHook;
   return fromHook.ts >= fromTranscript.ts ? fromHook : fromTranscript;
+}
+
+/** The highest message id stored (0 when none). */
+export function maxMessageId(db: DatabaseSync): number {
+  return (db.prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as { id: number }).id;
 }

@@ -111,6 +111,105 @@ export function upsertSessionFacts(
   );
 }
 
+/** Per-session sums of a batch, applied with one upsert per session. */
+interface SessionDelta {
+  agent: string;
+  cwd: string | null;
+  first: number;
+  last: number;
+  messages: number;
+  toolCalls: number;
+  model: string | null;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  cost: number;
+  context: number | null;
+  contextAt: number;
+  contextWindow: number | null;
+}
+
+function deltaFor(
+  deltas: Map<string, SessionDelta>,
+  sessionId: string,
+  agent: string,
+  ts: number,
+): SessionDelta {
+  let delta = deltas.get(sessionId);
+  if (delta === undefined) {
+    delta = {
+      agent,
+      cwd: null,
+      first: ts,
+      last: ts,
+      messages: 0,
+      toolCalls: 0,
+      model: null,
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+      cost: 0,
+      context: null,
+      contextAt: -Infinity,
+      contextWindow: null,
+    };
+    deltas.set(sessionId, delta);
+  }
+  delta.first = Math.min(delta.first, ts);
+  delta.last = Math.max(delta.last, ts);
+  return delta;
+}
+
+function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void {
+  const upsert = db.prepare(`
+    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, message_count,
+      tool_calls, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+      reasoning_tokens, cost_usd, context_tokens, context_window)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (session_id) DO UPDATE SET
+      cwd = coalesce(sessions.cwd, excluded.cwd),
+      project = coalesce(sessions.project, excluded.project),
+      started_at = min(sessions.started_at, excluded.started_at),
+      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
+      message_count = sessions.message_count + excluded.message_count,
+      tool_calls = sessions.tool_calls + excluded.tool_calls,
+      model = coalesce(excluded.model, sessions.model),
+      input_tokens = sessions.input_tokens + excluded.input_tokens,
+      output_tokens = sessions.output_tokens + excluded.output_tokens,
+      cache_read_tokens = sessions.cache_read_tokens + excluded.cache_read_tokens,
+      cache_write_tokens = sessions.cache_write_tokens + excluded.cache_write_tokens,
+      reasoning_tokens = sessions.reasoning_tokens + excluded.reasoning_tokens,
+      cost_usd = sessions.cost_usd + excluded.cost_usd,
+      context_tokens = coalesce(excluded.context_tokens, sessions.context_tokens),
+      context_window = coalesce(excluded.context_window, sessions.context_window)
+  `);
+  for (const [sessionId, d] of deltas) {
+    upsert.run(
+      sessionId,
+      d.agent,
+      d.cwd,
+      d.cwd,
+      d.first,
+      d.last,
+      d.messages,
+      d.toolCalls,
+      d.model,
+      d.input,
+      d.output,
+      d.cacheRead,
+      d.cacheWrite,
+      d.reasoning,
+      d.cost,
+      d.context,
+      d.contextWindow,
+    );
+  }
+}
+
 /** Stores messages (once per key) and bumps their sessions' counters. */
 export function insertMessages(db: DatabaseSync, messages: readonly MessageInput[]): number {
   if (messages.length === 0) return 0;
@@ -119,19 +218,7 @@ export function insertMessages(db: DatabaseSync, messages: readonly MessageInput
       tool_name, tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   `);
-  const touch = db.prepare(`
-    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at,
-      message_count, tool_calls, model)
-    VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
-    ON CONFLICT (session_id) DO UPDATE SET
-      cwd = coalesce(sessions.cwd, excluded.cwd),
-      project = coalesce(sessions.project, excluded.project),
-      started_at = min(sessions.started_at, excluded.started_at),
-      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
-      message_count = sessions.message_count + 1,
-      tool_calls = sessions.tool_calls + excluded.tool_calls,
-      model = coalesce(excluded.model, sessions.model)
-  `);
+  const deltas = new Map<string, SessionDelta>();
   let added = 0;
   for (const m of messages) {
     const result = insert.run(
@@ -153,17 +240,13 @@ export function insertMessages(db: DatabaseSync, messages: readonly MessageInput
     );
     if (Number(result.changes) === 0) continue;
     added++;
-    touch.run(
-      m.session_id,
-      m.agent,
-      m.cwd ?? null,
-      m.cwd ?? null,
-      m.ts,
-      m.ts,
-      m.message_type === "tool_use" ? 1 : 0,
-      m.model ?? null,
-    );
+    const delta = deltaFor(deltas, m.session_id, m.agent, m.ts);
+    delta.messages++;
+    if (m.message_type === "tool_use") delta.toolCalls++;
+    if (delta.cwd === null && m.cwd !== undefined) delta.cwd = m.cwd;
+    if (m.model !== undefined) delta.model = m.model;
   }
+  applyDeltas(db, deltas);
   return added;
 }
 
@@ -182,22 +265,7 @@ export function insertUsage(
       cache_read_tokens, cache_write_tokens, reasoning_tokens, context_window, cost_usd)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   `);
-  const add = db.prepare(`
-    INSERT INTO sessions (session_id, agent, started_at, last_activity_at, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, context_tokens, context_window, model)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (session_id) DO UPDATE SET
-      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
-      input_tokens = sessions.input_tokens + excluded.input_tokens,
-      output_tokens = sessions.output_tokens + excluded.output_tokens,
-      cache_read_tokens = sessions.cache_read_tokens + excluded.cache_read_tokens,
-      cache_write_tokens = sessions.cache_write_tokens + excluded.cache_write_tokens,
-      reasoning_tokens = sessions.reasoning_tokens + excluded.reasoning_tokens,
-      cost_usd = sessions.cost_usd + excluded.cost_usd,
-      context_tokens = excluded.context_tokens,
-      context_window = coalesce(excluded.context_window, sessions.context_window),
-      model = coalesce(excluded.model, sessions.model)
-  `);
+  const deltas = new Map<string, SessionDelta>();
   let added = 0;
   for (const u of records) {
     const cost = priceOf(u);
@@ -217,24 +285,22 @@ export function insertUsage(
     );
     if (Number(result.changes) === 0) continue;
     added++;
-    // What the model saw on this call: fresh input plus everything read from or written to cache.
-    const context = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
-    add.run(
-      u.session_id,
-      u.agent,
-      u.ts,
-      u.ts,
-      u.input_tokens,
-      u.output_tokens,
-      u.cache_read_tokens,
-      u.cache_write_tokens,
-      u.reasoning_tokens,
-      cost,
-      context,
-      u.context_window ?? null,
-      u.model ?? null,
-    );
+    const delta = deltaFor(deltas, u.session_id, u.agent, u.ts);
+    delta.input += u.input_tokens;
+    delta.output += u.output_tokens;
+    delta.cacheRead += u.cache_read_tokens;
+    delta.cacheWrite += u.cache_write_tokens;
+    delta.reasoning += u.reasoning_tokens;
+    delta.cost += cost;
+    if (u.model !== undefined) delta.model = u.model;
+    if (u.context_window !== undefined) delta.contextWindow = u.context_window;
+    if (u.ts >= delta.contextAt) {
+      // What the model saw on its latest call: fresh input plus everything read from or written to cache.
+      delta.context = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
+      delta.contextAt = u.ts;
+    }
   }
+  applyDeltas(db, deltas);
   return added;
 }
 

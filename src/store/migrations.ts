@@ -108,16 +108,6 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX messages_session_ts ON messages (session_id, ts);
 
-      CREATE VIRTUAL TABLE messages_fts USING fts5(
-        text, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
-      );
-      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-        INSERT INTO messages_fts (rowid, text) VALUES (new.id, new.text);
-      END;
-      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-        INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
-      END;
-
       CREATE TABLE usage (
         usage_key          TEXT PRIMARY KEY,
         session_id         TEXT NOT NULL,

@@ -15,9 +15,9 @@ function read(dataHome: string) {
       const messages = (db.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       const usage = (db.prepare("SELECT count(*) AS n FROM usage").get() as { n: number }).n;
       const session = db.prepare(
-        "SELECT message_count, output_tokens FROM sessions WHERE session_id = 'big-session'",
+        "SELECT message_count, output_tokens, tool_calls FROM sessions WHERE session_id = 'big-session'",
       )
-        .get() as { message_count: number; output_tokens: number } | undefined;
+        .get() as { message_count: number; output_tokens: number; tool_calls: number } | undefined;
       return { messages, usage, session };
     } finally {
       db.close();
@@ -66,6 +66,7 @@ Deno.test("serve killed mid-ingest resumes exactly: no loss, no duplicates", asy
       assert.equal(final.usage, corpus.usage);
       assert.equal(final.session?.message_count, corpus.messages);
       assert.equal(final.session?.output_tokens, corpus.usage * 80);
+      assert.equal(final.session?.tool_calls, corpus.toolCalls);
     } finally {
       await second.stop();
     }

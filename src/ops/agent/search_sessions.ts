@@ -12,8 +12,9 @@ import {
   listSessions,
   type MessageRow,
   searchMessagesBySubstring,
-  searchMessagesByTerms,
 } from "../../store/agent_reads.ts";
+import { searchMessagesByTerms } from "../../store/message_index.ts";
+import { MESSAGE_INDEX } from "../runtime.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import {
   agentContext,
@@ -28,8 +29,8 @@ import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
 
 /** Most sessions a scope may hold before the search covers a subset. */
 const SCOPE_CAP = 500;
-/** Most matching messages examined, newest first. */
-const CANDIDATE_CAP = 2000;
+/** Messages the substring pass examines at most, newest first. */
+const SUBSTRING_SCAN_CAP = 20_000;
 /** Characters either side of a match in a snippet. */
 const WINDOW = 120;
 
@@ -121,13 +122,31 @@ export const searchSessionsOperation: Operation = defineOperation({
     const scopeTruncated = scope.length > SCOPE_CAP;
     const scopeIds = unscoped ? null : scope.slice(0, SCOPE_CAP).map((s) => s.session_id);
     const expression = ftsExpression(input.query);
+    // Matches are walked newest first up to a cap sized to what the answer shows, so a word in
+    // half a million messages costs no more than a rare one; hit_count counts within that cap.
+    const candidateCap = clamp(limit * snippetLimit * 10, 200, 2000, 200);
     let mode: "term" | "substring" = "term";
-    let hits: MessageRow[] = expression === undefined
-      ? []
-      : searchMessagesByTerms(ctx.db, expression, scopeIds, since, CANDIDATE_CAP);
+    let substringPartial = false;
+    let hits: MessageRow[] = expression === undefined ? [] : searchMessagesByTerms(
+      ctx.db,
+      context.services.get(MESSAGE_INDEX),
+      expression,
+      scopeIds,
+      since,
+      candidateCap,
+    );
     if (hits.length === 0) {
       mode = "substring";
-      hits = searchMessagesBySubstring(ctx.db, input.query, scopeIds, since, CANDIDATE_CAP);
+      const found = searchMessagesBySubstring(
+        ctx.db,
+        input.query,
+        scopeIds,
+        since,
+        candidateCap,
+        SUBSTRING_SCAN_CAP,
+      );
+      hits = found.rows;
+      substringPartial = !found.scanned_all;
     }
     const bySession = new Map<string, MessageRow[]>();
     for (const hit of hits) {
@@ -160,8 +179,12 @@ export const searchSessionsOperation: Operation = defineOperation({
       match_mode: mode,
       count: entries.length,
       sessions: entries,
-      scope_truncated: scopeTruncated,
+      scope_truncated: scopeTruncated || substringPartial,
     };
+    if (substringPartial) {
+      result.note =
+        `the substring pass covered the newest ${SUBSTRING_SCAN_CAP} messages in scope; narrow project, agent_source or since_min to reach older ones`;
+    }
     if (entries.length === 0) {
       result.note = `nothing matched '${input.query}' in this scope and time window`;
     }

@@ -1,0 +1,192 @@
+/**
+ * The message search index: a worker that indexes new messages in the
+ * background (see message_index_worker.ts), and the reads that use it.
+ * Indexing off the main thread keeps hooks answered while a large backfill
+ * runs, and uses the second core.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { VantageError } from "../core/errors.ts";
+import type { MessageRow } from "./agent_reads.ts";
+import { MESSAGE_INDEX_SCHEMA, messageIndexPath } from "./message_index_schema.ts";
+import { MESSAGE_INDEX_WORKER_SOURCE } from "./message_index_worker.ts";
+
+/** Opens (creating when needed) the index file of a store, for searching. */
+export function openMessageIndex(storePath: string): DatabaseSync {
+  const db = new DatabaseSync(messageIndexPath(storePath), { timeout: 5000 });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(MESSAGE_INDEX_SCHEMA);
+  return db;
+}
+
+/** The highest message id the index covers. */
+export function indexedTo(index: DatabaseSync): number {
+  const row = index.prepare("SELECT value FROM index_state WHERE key = 'indexed_to'").get() as
+    | { value: number }
+    | undefined;
+  return row?.value ?? 0;
+}
+
+/** Keeps a store's message index up to date from a worker. */
+export class MessageIndexer {
+  #worker: Worker;
+  #inFlight = false;
+  #again = false;
+  #indexedTo = 0;
+  #waiters: Array<{ target: number; resolve: () => void; reject: (error: Error) => void }> = [];
+  #maxId: () => number;
+  #onError: (message: string) => void;
+
+  private constructor(worker: Worker, maxId: () => number, onError: (message: string) => void) {
+    this.#worker = worker;
+    this.#maxId = maxId;
+    this.#onError = onError;
+  }
+
+  /**
+   * Starts the worker for the store at `storePath`; `maxId` reads the
+   * store's highest message id (so {@link caughtUp} knows what to wait for).
+   */
+  static async start(
+    storePath: string,
+    maxId: () => number,
+    onError: (message: string) => void = () => {},
+  ): Promise<MessageIndexer> {
+    const url = `data:application/javascript;base64,${
+      btoa(unescape(encodeURIComponent(MESSAGE_INDEX_WORKER_SOURCE)))
+    }`;
+    const worker = new Worker(url, { type: "module" });
+    const indexer = new MessageIndexer(worker, maxId, onError);
+    await new Promise<void>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) => {
+        if (event.data.type === "opened") resolve();
+        else if (event.data.type === "error") {
+          reject(new VantageError("unavailable", `message index: ${event.data.message}`));
+        }
+      };
+      worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        reject(new VantageError("unavailable", `message index worker failed: ${event.message}`));
+      };
+      worker.postMessage({ type: "open", storePath, indexPath: messageIndexPath(storePath) });
+    });
+    worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) =>
+      indexer.#receive(event.data);
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      indexer.#fail(`message index worker failed: ${event.message}`);
+    };
+    return indexer;
+  }
+
+  /** Asks the worker to index whatever is new; bursts of kicks coalesce. */
+  kick(): void {
+    if (this.#inFlight) {
+      this.#again = true;
+      return;
+    }
+    this.#inFlight = true;
+    this.#worker.postMessage({ type: "kick" });
+  }
+
+  /** Resolves once every message stored so far is indexed. */
+  caughtUp(): Promise<void> {
+    const target = this.#maxId();
+    if (this.#indexedTo >= target) return Promise.resolve();
+    const done = new Promise<void>((resolve, reject) =>
+      this.#waiters.push({ target, resolve, reject })
+    );
+    this.kick();
+    return done;
+  }
+
+  /** Stops the worker. */
+  close(): void {
+    this.#worker.terminate();
+    this.#fail("the message index was closed");
+  }
+
+  #receive(message: { type: string; to?: number; message?: string }): void {
+    this.#inFlight = false;
+    if (message.type === "error") {
+      this.#onError(message.message ?? "unknown error");
+      this.#fail(`message index: ${message.message}`);
+      return;
+    }
+    this.#indexedTo = Math.max(this.#indexedTo, message.to ?? 0);
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (waiter.target > this.#indexedTo) return true;
+      waiter.resolve();
+      return false;
+    });
+    if (this.#again || this.#waiters.length > 0) {
+      this.#again = false;
+      this.kick();
+    }
+  }
+
+  #fail(message: string): void {
+    for (const waiter of this.#waiters) waiter.reject(new VantageError("unavailable", message));
+    this.#waiters = [];
+  }
+}
+
+const MESSAGE_COLUMNS =
+  "id, session_id, ts, role, message_type, text, tool_name, is_error, file_path";
+
+/**
+ * Messages matching an FTS5 query, newest first, within `sessionIds` (all
+ * sessions when null) and at or after `since`. The index is walked newest
+ * first in chunks and each chunk is filtered in the store, so the work is
+ * bounded by `cap` hits or `walkCap` index entries however common the words.
+ */
+export function searchMessagesByTerms(
+  store: DatabaseSync,
+  index: DatabaseSync,
+  ftsQuery: string,
+  sessionIds: readonly string[] | null,
+  since: number,
+  cap: number,
+  walkCap = 100_000,
+): MessageRow[] {
+  if (sessionIds !== null && sessionIds.length === 0) return [];
+  const page = index.prepare(
+    "SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?",
+  );
+  const scope = sessionIds === null ? "" : "AND session_id IN (SELECT value FROM json_each(?))";
+  const fetch = store.prepare(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND ts >= ? ${scope}
+     ORDER BY id DESC`,
+  );
+  const scopeJson = sessionIds === null ? undefined : JSON.stringify(sessionIds);
+  const hits: MessageRow[] = [];
+  let before = Number.MAX_SAFE_INTEGER;
+  let walked = 0;
+  let chunk = 256;
+  while (hits.length < cap && walked < walkCap) {
+    const ids = (page.all(ftsQuery, before, chunk) as Array<{ id: number }>).map((row) => row.id);
+    if (ids.length === 0) break;
+    walked += ids.length;
+    before = ids[ids.length - 1];
+    const params: Array<string | number> = [JSON.stringify(ids), since];
+    if (scopeJson !== undefined) params.push(scopeJson);
+    for (const row of fetch.all(...params) as unknown as MessageRow[]) {
+      hits.push(row);
+      if (hits.length === cap) break;
+    }
+    if (ids.length < chunk) break;
+    // Widen the chunk while the scope filters most hits out.
+    chunk = Math.min(chunk * 4, 8192);
+  }
+  return hits;
+}
+
+/** How many indexed messages contain an FTS5 query (for benchmarks and stats). */
+export function countMatches(index: DatabaseSync, ftsQuery: string): number {
+  return (index.prepare("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?").get(
+    ftsQuery,
+  ) as {
+    n: number;
+  }).n;
+}

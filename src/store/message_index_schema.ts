@@ -1,0 +1,32 @@
+/**
+ * The message search index lives in its own SQLite file beside the store
+ * (`search.db`), so a worker can build it while the main thread stores
+ * messages: SQLite allows one writer per file, not per process. It is a
+ * contentless FTS5 index of message ids (the text stays in the store) and a
+ * cursor: the highest message id indexed, committed with the index rows.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+
+/** The index file for a store file. */
+export function messageIndexPath(storePath: string): string {
+  return storePath === ":memory:" ? ":memory:" : join(dirname(storePath), "search.db");
+}
+
+/**
+ * The index schema. Tool inputs and outputs (file dumps, command logs) are
+ * indexed by their first 2,000 characters: enough to find the session, at a
+ * fraction of the cost; the full text stays in the store for transcripts and
+ * the substring pass. `detail=none` keeps only which messages hold a word —
+ * all a newest-first session search needs.
+ */
+export const MESSAGE_INDEX_SCHEMA = `
+  CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+    text, content = '', tokenize = 'unicode61 remove_diacritics 2', detail = none, columnsize = 0
+  );
+  CREATE TABLE IF NOT EXISTS index_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
+`;
+
+/** Characters of a tool message that are indexed. */
+export const TOOL_TEXT_INDEXED = 2000;
