@@ -9,7 +9,24 @@
 import { readEnv, resolvePaths, serverUrl } from "../core/config.ts";
 import { deliverHook } from "../ingest/hook_delivery.ts";
 import { AGENT_NAMES, parseAgentName } from "../ingest/types.ts";
-import { type Command, parseFlags, readStdin, writeStderr, writeStdout } from "./command.ts";
+import type { Command } from "./command.ts";
+import { readStdin, writeStderr, writeStdout } from "./output.ts";
+
+/**
+ * Reads `--agent X` / `--agent=X` and `--event X`. Hand-rolled rather than
+ * node:util's parseArgs, which would add ~10 ms to every agent tool call.
+ */
+export function parseHookFlags(args: string[]): { agent?: string; event?: string } {
+  const flags: { agent?: string; event?: string } = {};
+  for (let i = 0; i < args.length; i++) {
+    const match = /^--(agent|event)(?:=(.*))?$/.exec(args[i]);
+    if (match === null) throw new Error(`Unknown option '${args[i]}' (see 'vantage hook --help')`);
+    const value = match[2] ?? args[++i];
+    if (value === undefined) throw new Error(`option '--${match[1]}' needs a value`);
+    flags[match[1] as "agent" | "event"] = value;
+  }
+  return flags;
+}
 
 /** Largest payload the hook reads (anything bigger is not a hook payload). */
 const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
@@ -28,10 +45,7 @@ the spool and is stored when the server next starts. Prints the server's
 context answer for the agent, if any. Always exits 0.`,
   async run(args) {
     try {
-      const { values } = parseFlags("hook", args, {
-        agent: { type: "string" },
-        event: { type: "string" },
-      });
+      const values = parseHookFlags(args);
       const agent = typeof values.agent === "string" ? parseAgentName(values.agent) : undefined;
       if (agent === undefined) {
         writeStderr(

@@ -6,6 +6,19 @@
  */
 import type { Command } from "./command.ts";
 
+/**
+ * Imports one command module. The specifier is computed on purpose: Deno
+ * loads every literal `import("…")` target up front when a program starts,
+ * which would make the hook (run on every agent tool call) load the whole
+ * catalog, the MCP SDK and zod before doing anything.
+ */
+async function loadCommand(module: string): Promise<Command> {
+  const loaded = await import(new URL(`./${module}.ts`, import.meta.url).href) as {
+    command: Command;
+  };
+  return loaded.command;
+}
+
 /** A command's name, summary and loader. */
 export interface CommandEntry {
   /** The word after `vantage`. */
@@ -21,41 +34,76 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "serve",
     summary: "Run the server: hook endpoint, transcript tailing, sensors, dashboard",
-    load: async () => (await import("./serve.ts")).command,
+    load: () => loadCommand("serve"),
   },
   {
     name: "mcp-serve",
     summary: "Serve the operation catalog over MCP on stdio",
-    load: async () => (await import("./mcp_serve.ts")).command,
+    load: () => loadCommand("mcp_serve"),
   },
   {
     name: "install",
     summary: "Register Vantage with an agent (MCP server, hooks, skill)",
-    load: async () => (await import("./install.ts")).command,
+    load: () => loadCommand("install"),
   },
   {
     name: "hook",
     summary: "Receive one agent hook payload on stdin (called by the agent)",
-    load: async () => (await import("./hook.ts")).command,
+    load: () => loadCommand("hook"),
   },
   {
     name: "ingest",
     summary: "Import existing agent session history (backfill)",
-    load: async () => (await import("./ingest.ts")).command,
+    load: () => loadCommand("ingest"),
   },
   {
     name: "call",
     summary: "Run one operation: vantage call <operation_id> '<json>'",
-    load: async () => (await import("./call.ts")).command,
+    load: () => loadCommand("call"),
   },
   {
     name: "ops",
     summary: "List or search the operations you may run",
-    load: async () => (await import("./ops.ts")).command,
+    load: () => loadCommand("ops"),
   },
   {
     name: "version",
     summary: "Print the version",
-    load: async () => (await import("./version.ts")).command,
+    load: () => loadCommand("version"),
+  },
+  {
+    name: "add",
+    summary: "Store files, folders or stdin in document memory",
+    load: async () => (await import("./add.ts")).command,
+  },
+  {
+    name: "search",
+    summary: "Search stored documents (hybrid, keyword, semantic, fuzzy)",
+    load: async () => (await import("./search.ts")).command,
+  },
+  {
+    name: "grep",
+    summary: "Search the text of stored documents for a regular expression",
+    load: async () => (await import("./grep.ts")).command,
+  },
+  {
+    name: "get",
+    summary: "Print, save or describe one stored document",
+    load: async () => (await import("./get.ts")).command,
+  },
+  {
+    name: "ls",
+    summary: "List stored documents",
+    load: async () => (await import("./ls.ts")).command,
+  },
+  {
+    name: "restore",
+    summary: "Restore a collection or snapshot to a folder",
+    load: async () => (await import("./restore.ts")).command,
+  },
+  {
+    name: "rm",
+    summary: "Delete stored documents by name, glob or hash",
+    load: async () => (await import("./rm.ts")).command,
   },
 ];

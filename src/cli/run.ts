@@ -6,7 +6,7 @@
  */
 import { exitCodeFor, toErrorObject } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
-import { writeStderr, writeStdout } from "./command.ts";
+import { writeStderr, writeStdout } from "./output.ts";
 import { COMMANDS } from "./registry.ts";
 
 /** The top-level help text. */

@@ -4,7 +4,18 @@
  *
  * @module
  */
-import { join } from "node:path";
+
+/** Joins path parts with the platform's separator (no node:path: this module is on the hook's hot path). */
+export function joinPath(...parts: string[]): string {
+  const separator = Deno.build.os === "windows" ? "\\" : "/";
+  return parts
+    .map((
+      part,
+      index,
+    ) => (index === 0 ? part.replace(/[\\/]+$/, "") : part.replace(/^[\\/]+|[\\/]+$/g, "")))
+    .filter((part, index) => part !== "" || index === 0)
+    .join(separator);
+}
 
 /** The default port of `vantage serve`. */
 export const DEFAULT_PORT = 14300;
@@ -53,12 +64,12 @@ export function userHomeDirectory(): string {
  */
 export function resolvePaths(homeOverride?: string): VantagePaths {
   const userHome = userHomeDirectory();
-  const home = homeOverride ?? readEnv("VANTAGE_HOME") ?? join(userHome, ".vantage");
+  const home = homeOverride ?? readEnv("VANTAGE_HOME") ?? joinPath(userHome, ".vantage");
   return {
     home,
-    database: join(home, "vantage.db"),
-    spool: join(home, "spool", "hooks.jsonl"),
-    prompts: readEnv("VANTAGE_PROMPTS") ?? join(home, "prompts"),
+    database: joinPath(home, "vantage.db"),
+    spool: joinPath(home, "spool", "hooks.jsonl"),
+    prompts: readEnv("VANTAGE_PROMPTS") ?? joinPath(home, "prompts"),
     userHome,
   };
 }

@@ -28,14 +28,27 @@ export function documentRoots(): string[] {
 }
 
 /**
+ * The folder holding Vantage's own modules, when they are local files: the
+ * CLI imports each command module only when it runs (so the hook, started
+ * on every agent tool call, loads almost nothing), and Deno asks for read
+ * permission on modules loaded that way.
+ */
+export function programRoot(): string | undefined {
+  const url = new URL("../..", import.meta.url);
+  if (url.protocol !== "file:") return undefined;
+  return decodeURIComponent(url.pathname).replace(/\/$/, "");
+}
+
+/**
  * The `deno run` permission flags for one command, scoped to the data home,
- * the agents' folders, the document roots and loopback.
+ * the agents' folders, the document roots, Vantage's own modules (read) and
+ * loopback.
  *
  * @example
  * ```ts
  * import { permissionFlags } from "./permissions.ts";
  * import { resolvePaths } from "./config.ts";
- * permissionFlags("mcp-serve", resolvePaths("/tmp/vantage"))[0]; // "--allow-read=/tmp/vantage"
+ * permissionFlags("mcp-serve", resolvePaths("/tmp/vantage"))[0]; // "--allow-read=<program>,/tmp/vantage"
  * ```
  */
 export function permissionFlags(
@@ -44,7 +57,8 @@ export function permissionFlags(
   roots: readonly string[] = documentRoots(),
 ): string[] {
   const agents = agentFolders(paths.userHome);
-  const read = [paths.home];
+  const program = programRoot();
+  const read = program === undefined ? [paths.home] : [program, paths.home];
   const write = [paths.home];
   const flags: string[] = [];
   if (profile === "serve" || profile === "cli") read.push(...agents);

@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { joinPath } from "../core/config.ts";
+
+/** The folder of a path (no node:path: the hook loads this module on every call). */
+function parentOf(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return cut <= 0 ? (cut === 0 ? path.slice(0, 1) : ".") : path.slice(0, cut);
+}
 
 /** One spooled hook delivery. */
 export interface SpoolEntry {
@@ -31,7 +37,7 @@ const encoder = new TextEncoder();
  * the append goes to the new file.
  */
 export async function appendToSpool(spoolPath: string, entry: SpoolEntry): Promise<void> {
-  await Deno.mkdir(dirname(spoolPath), { recursive: true });
+  await Deno.mkdir(parentOf(spoolPath), { recursive: true });
   const line = encoder.encode(JSON.stringify(entry) + "\n");
   for (let attempt = 0; attempt < 5; attempt++) {
     const file = await Deno.open(spoolPath, { append: true, create: true });
@@ -73,7 +79,7 @@ export async function replaySpool(
   handle: (entry: SpoolEntry) => void | Promise<void>,
 ): Promise<ReplayCounts> {
   const counts: ReplayCounts = { entries: 0, rejected: 0 };
-  const dir = dirname(spoolPath);
+  const dir = parentOf(spoolPath);
   await swapOut(spoolPath);
   let batches: string[];
   try {
@@ -87,7 +93,7 @@ export async function replaySpool(
     return counts;
   }
   for (const name of batches.sort()) {
-    const path = join(dir, name);
+    const path = joinPath(dir, name);
     const text = await Deno.readTextFile(path);
     const rejected: string[] = [];
     for (const line of text.split("\n")) {
@@ -102,7 +108,7 @@ export async function replaySpool(
     }
     if (rejected.length > 0) {
       counts.rejected += rejected.length;
-      await Deno.writeTextFile(join(dir, "rejected.jsonl"), rejected.join("\n") + "\n", {
+      await Deno.writeTextFile(joinPath(dir, "rejected.jsonl"), rejected.join("\n") + "\n", {
         append: true,
       });
     }
@@ -126,7 +132,7 @@ async function swapOut(spoolPath: string): Promise<void> {
     const stamp = String(Date.now()).padStart(15, "0");
     await Deno.rename(
       spoolPath,
-      join(dirname(spoolPath), `batch-${stamp}-${crypto.randomUUID()}.jsonl`),
+      joinPath(parentOf(spoolPath), `batch-${stamp}-${crypto.randomUUID()}.jsonl`),
     );
   } finally {
     file.close();

@@ -9,7 +9,10 @@ Deno.test("shipped tasks use exactly the computed permission sets, never -A", ()
   const home = "/home/someone";
   const paths = resolvePaths(join(home, ".vantage"));
   const expected = { ...paths, userHome: home };
-  const expand = (task: string) => task.replaceAll("$HOME", home).split(/\s+/);
+  const repo = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+  // Tasks run from the repository root, so "." there is the program's own folder.
+  const expand = (task: string) =>
+    task.replaceAll("$HOME", home).replace("--allow-read=.,", `--allow-read=${repo},`).split(/\s+/);
   const start = expand(config.tasks.start);
   const mcp = expand(config.tasks.mcp);
   for (const flag of permissionFlags("serve", expected, [])) assert.ok(start.includes(flag), flag);

@@ -79,7 +79,7 @@ Deno.test("full surface over real stdio: one tool per operation, each with its a
   } finally {
     await session.close();
   }
-  const narrow = await connectStdio(["--surface", "full", "--scopes", "docs:read"]);
+  const narrow = await connectStdio(["--surface", "full", "--scopes", "net"]);
   try {
     const { tools } = await narrow.client.listTools();
     assert.deepEqual(tools, []);
