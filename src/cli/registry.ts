@@ -47,6 +47,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => loadCommand("install"),
   },
   {
+    name: "uninstall",
+    summary: "Remove Vantage from an agent (MCP server, hooks, skill)",
+    load: () => loadCommand("uninstall"),
+  },
+  {
+    name: "doctor",
+    summary: "Check each agent's Vantage setup and the server; say what to fix",
+    load: () => loadCommand("doctor"),
+  },
+  {
     name: "hook",
     summary: "Receive one agent hook payload on stdin (called by the agent)",
     load: () => loadCommand("hook"),
@@ -55,6 +65,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "ingest",
     summary: "Import existing agent session history (backfill)",
     load: () => loadCommand("ingest"),
+  },
+  {
+    name: "build",
+    summary: "Run a build or test command and record its result",
+    load: () => loadCommand("build"),
+  },
+  {
+    name: "project",
+    summary: "Index a project's structure now: vantage project refresh [DIR]",
+    load: () => loadCommand("project"),
   },
   {
     name: "call",

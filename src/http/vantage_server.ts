@@ -7,7 +7,11 @@
  */
 import type { VantagePaths } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
-import { type HookDelivery, type IntakeResult, takeHookDelivery } from "../ingest/hook_intake.ts";
+import {
+  type HookDelivery,
+  type IntakeResult,
+  takeHookDelivery,
+} from "../ingest/hook_intake.ts";
 import { loadPriceOverrides } from "../ingest/price_overrides.ts";
 import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
@@ -16,6 +20,8 @@ import { DATABASE, vantageServices } from "../ops/runtime.ts";
 import { maxMessageId } from "../store/agent_reads.ts";
 import { checkpoint } from "../store/database.ts";
 import { MessageIndexer } from "../store/message_index.ts";
+import { readEnv } from "../core/config.ts";
+import { PerceptionEngine } from "../perception/engine.ts";
 import { createHandler, type Handler } from "./handler.ts";
 import { acquireServerLock, type ServerLock } from "./server_lock.ts";
 
@@ -54,7 +60,9 @@ export interface RunningServer {
 }
 
 /** Starts the server. */
-export async function startVantageServer(options: VantageServerOptions): Promise<RunningServer> {
+export async function startVantageServer(
+  options: VantageServerOptions,
+): Promise<RunningServer> {
   const { paths, log } = options;
   const lock: ServerLock = await acquireServerLock(paths.home);
   const services = vantageServices(paths);
@@ -62,10 +70,33 @@ export async function startVantageServer(options: VantageServerOptions): Promise
   const prices = loadPriceOverrides(paths.home);
   const started = Date.now();
   let hooksStored = 0;
+  const perception = new PerceptionEngine({
+    db,
+    log,
+    inject: readEnv("VANTAGE_DISABLE_INJECTION") !== "1",
+    // Watching the whole home (an agent started there) would cost more than it tells.
+    refuseWatching: [paths.userHome],
+  });
 
-  const takeHook = (delivery: HookDelivery): IntakeResult => {
-    const result = takeHookDelivery(db, delivery);
-    if (result.stored) hooksStored++;
+  const takeHook = (
+    delivery: HookDelivery,
+  ): IntakeResult & { output?: unknown } => {
+    const result: IntakeResult & { output?: unknown } = takeHookDelivery(
+      db,
+      delivery,
+    );
+    if (result.stored) {
+      hooksStored++;
+      try {
+        const answer = perception.onHookEvent(result.event);
+        if (answer.output !== undefined) result.output = answer.output;
+      } catch (error) {
+        // Perception must never cost the agent its hook: the event is stored either way.
+        log.error("perception failed on a hook event", {
+          error: String(error),
+        });
+      }
+    }
     return result;
   };
 
@@ -104,13 +135,18 @@ export async function startVantageServer(options: VantageServerOptions): Promise
     // Small batches keep each transaction short, so hooks are answered promptly during a backfill.
     batchBytes: 1024 * 1024,
     onIngest: () => indexer.kick(),
-    onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
+    onError: (file, error) =>
+      log.warn("transcript ingest failed", { file, error: String(error) }),
   });
 
   const handler = createHandler({
     guard: { bindHost: options.host, port: options.port, token: options.token },
     takeHook,
-    health: () => ({ uptime_ms: Date.now() - started, hooks_stored: hooksStored, pid: Deno.pid }),
+    health: () => ({
+      uptime_ms: Date.now() - started,
+      hooks_stored: hooksStored,
+      pid: Deno.pid,
+    }),
   });
 
   const abort = new AbortController();
@@ -125,28 +161,34 @@ export async function startVantageServer(options: VantageServerOptions): Promise
   const port = await listeningPort;
   await lock.record(port);
 
-  const initialScan = options.tail === false ? Promise.resolve() : tailer.start().then(
-    (counts) => {
-      if (counts.lines > 0) {
-        log.info("transcripts ingested", {
-          files: counts.sessions.size,
-          messages: counts.messages,
-          malformed: counts.malformed,
-        });
-      }
-    },
-    (error) => log.error("transcript scan failed", { error: String(error) }),
-  );
+  const initialScan = options.tail === false
+    ? Promise.resolve()
+    : tailer.start().then(
+      (counts) => {
+        if (counts.lines > 0) {
+          log.info("transcripts ingested", {
+            files: counts.sessions.size,
+            messages: counts.messages,
+            malformed: counts.malformed,
+          });
+        }
+      },
+      (error) => log.error("transcript scan failed", { error: String(error) }),
+    );
 
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     stopping ??= (async () => {
       clearInterval(spoolTimer);
+      perception.close();
       abort.abort();
       await server.finished.catch(() => {});
       await tailer.stop();
       await replay(); // Anything spooled while we were stopping still lands.
-      await Promise.race([indexer.caughtUp(), new Promise((resolve) => setTimeout(resolve, 5_000))])
+      await Promise.race([
+        indexer.caughtUp(),
+        new Promise((resolve) => setTimeout(resolve, 5_000)),
+      ])
         .catch(() => {});
       indexer.close();
       checkpoint(db);
@@ -154,5 +196,11 @@ export async function startVantageServer(options: VantageServerOptions): Promise
       await lock.release();
     })();
 
-  return { port, handler, initialScan, shutdown, finished: server.finished.then(() => stopping) };
+  return {
+    port,
+    handler,
+    initialScan,
+    shutdown,
+    finished: server.finished.then(() => stopping),
+  };
 }

@@ -259,3 +259,169 @@ export function saveProjectState(
      ON CONFLICT (root) DO UPDATE SET state = excluded.state, refreshed_at = excluded.refreshed_at`,
   ).run(root, state, refreshedAt);
 }
+
+/** A session's anomaly history, for suppression: one row per fingerprint. */
+export function anomalyHistory(
+  db: DatabaseSync,
+  sessionId: string,
+): Array<
+  {
+    fingerprint: string;
+    first_emitted_at: number;
+    last_emitted_at: number;
+    resolved_at: number | null;
+  }
+> {
+  return db.prepare(
+    "SELECT fingerprint, first_emitted_at, last_emitted_at, resolved_at FROM anomalies WHERE session_id = ?",
+  ).all(sessionId) as unknown as Array<
+    {
+      fingerprint: string;
+      first_emitted_at: number;
+      last_emitted_at: number;
+      resolved_at: number | null;
+    }
+  >;
+}
+
+/** An anomaly being emitted to an agent. */
+export interface AnomalyEmission {
+  /** Session. */
+  session_id: string;
+  /** Project. */
+  project: string | null;
+  /** Rule kind. */
+  kind: string;
+  /** info, warning or critical. */
+  severity: string;
+  /** Where it is delivered. */
+  channel: string;
+  /** Identity. */
+  fingerprint: string;
+  /** What was seen. */
+  evidence: string;
+  /** What to do. */
+  suggestion: string;
+  /** Related paths. */
+  related_files: readonly string[];
+  /** First emission of this episode, ms. */
+  first_emitted_at: number;
+}
+
+/** Records one emission (every emission is logged) and marks the anomaly active. */
+export function recordEmission(db: DatabaseSync, emission: AnomalyEmission, now: number): void {
+  db.prepare(`
+    INSERT INTO anomalies (session_id, project, kind, severity, channel, fingerprint, evidence, suggestion,
+      related_files, first_emitted_at, last_emitted_at, emit_count, resolved_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, NULL)
+    ON CONFLICT (session_id, fingerprint) DO UPDATE SET
+      severity = excluded.severity, channel = excluded.channel, evidence = excluded.evidence,
+      suggestion = excluded.suggestion, related_files = excluded.related_files,
+      first_emitted_at = excluded.first_emitted_at, last_emitted_at = excluded.last_emitted_at,
+      emit_count = anomalies.emit_count + 1, resolved_at = NULL
+  `).run(
+    emission.session_id,
+    emission.project,
+    emission.kind,
+    emission.severity,
+    emission.channel,
+    emission.fingerprint,
+    emission.evidence,
+    emission.suggestion,
+    JSON.stringify(emission.related_files),
+    emission.first_emitted_at,
+    now,
+  );
+  db.prepare(`
+    INSERT INTO anomaly_emissions (anomaly_id, ts, channel)
+    SELECT id, ?, ? FROM anomalies WHERE session_id = ? AND fingerprint = ?
+  `).run(now, emission.channel, emission.session_id, emission.fingerprint);
+}
+
+/** Marks an anomaly resolved (the agent fixed what it was about). */
+export function resolveAnomaly(
+  db: DatabaseSync,
+  sessionId: string,
+  fingerprint: string,
+  now: number,
+): void {
+  db.prepare(
+    "UPDATE anomalies SET resolved_at = ? WHERE session_id = ? AND fingerprint = ? AND resolved_at IS NULL",
+  ).run(now, sessionId, fingerprint);
+}
+
+/** The snapshot last injected into a session, if any. */
+export function getInjection(
+  db: DatabaseSync,
+  sessionId: string,
+): { snapshot: string; ts: number } | undefined {
+  return db.prepare("SELECT snapshot, ts FROM injections WHERE session_id = ?").get(sessionId) as
+    | { snapshot: string; ts: number }
+    | undefined;
+}
+
+/** Saves what was just injected into a session. */
+export function saveInjection(
+  db: DatabaseSync,
+  sessionId: string,
+  snapshot: string,
+  now: number,
+): void {
+  db.prepare(
+    `INSERT INTO injections (session_id, snapshot, ts) VALUES (?, ?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET snapshot = excluded.snapshot, ts = excluded.ts`,
+  ).run(sessionId, snapshot, now);
+}
+
+/** A session's hook events since a time (agent, time and stored payload), oldest first. */
+export function eventPayloadsSince(
+  db: DatabaseSync,
+  sessionId: string,
+  since: number,
+  limit: number,
+): Array<{ agent: string; ts: number; raw: string; event_type: string }> {
+  return (db.prepare(
+    `SELECT agent, ts, raw, event_type FROM events WHERE session_id = ? AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`,
+  ).all(sessionId, since, limit) as unknown as Array<
+    { agent: string; ts: number; raw: string; event_type: string }
+  >)
+    .reverse();
+}
+
+/** A session's usage records since a time, oldest first. */
+export function usageSince(
+  db: DatabaseSync,
+  sessionId: string,
+  since: number,
+): Array<{
+  usage_key: string;
+  ts: number;
+  model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  context_window: number | null;
+}> {
+  return db.prepare(
+    `SELECT usage_key, ts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+       reasoning_tokens, context_window FROM usage WHERE session_id = ? AND ts >= ? ORDER BY ts LIMIT 2000`,
+  ).all(sessionId, since) as never;
+}
+
+/** Build runs started since a time, oldest first. */
+export function buildRunsSince(db: DatabaseSync, since: number): BuildRunRow[] {
+  return (db.prepare(
+    `SELECT id, tag, command, cwd, project, started_at, duration_ms, exit_code, errors, output_tail
+     FROM build_runs WHERE started_at >= ? ORDER BY started_at DESC LIMIT 200`,
+  ).all(since) as unknown as BuildRunRow[]).reverse();
+}
+
+/** Project roots with recent hook activity, most recent first. */
+export function activeProjects(db: DatabaseSync, since: number, limit: number): string[] {
+  return (db.prepare(
+    `SELECT project FROM sessions WHERE has_hooks = 1 AND project IS NOT NULL AND last_activity_at >= ?
+     GROUP BY project ORDER BY max(last_activity_at) DESC LIMIT ?`,
+  ).all(since, limit) as Array<{ project: string }>).map((row) => row.project);
+}

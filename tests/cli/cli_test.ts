@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { denoDir } from "../helpers/agent_home.ts";
 import { runVantage } from "../helpers/cli.ts";
 
+// A throwaway HOME as well as data home: no command run here may touch the real user's files.
 const home = await Deno.makeTempDir({ prefix: "vantage-cli-" });
-const env = { VANTAGE_HOME: home };
+const env = { HOME: home, VANTAGE_HOME: `${home}/.vantage`, DENO_DIR: denoDir() };
 
 Deno.test("help lists every command; every command has --help", async () => {
   const top = await runVantage(["--help"], { env });
@@ -95,10 +97,10 @@ Deno.test("mcp-serve exits cleanly when stdin closes", async () => {
   assert.equal(run.stdout, "");
 });
 
-Deno.test("install says plainly it is not available yet; hook never fails the agent", async () => {
-  const install = await runVantage(["install", "--adapter", "claude-code"], { env });
-  assert.notEqual(install.code, 0);
-  assert.match(install.stderr, /not part of this version yet/);
+Deno.test("install needs an adapter; serve refuses a bad port; hook never fails the agent", async () => {
+  const install = await runVantage(["install"], { env });
+  assert.equal(install.code, 2);
+  assert.match(install.stderr, /missing --adapter/);
   const serve = await runVantage(["serve", "--port", "http"], { env });
   assert.equal(serve.code, 2);
   assert.match(serve.stderr, /--port must be a port number/);

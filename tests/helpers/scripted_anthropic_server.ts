@@ -65,6 +65,11 @@ export interface ScriptedAnthropicOptions {
   sideText?: string;
   /** Model id reported in responses (default: the model named in the request). */
   model?: string;
+  /**
+   * Runs before main-loop turn `index` (0-based) is answered, with the request body: a test can
+   * change the world between two model calls (edit a file under the agent, wait for a sensor).
+   */
+  beforeTurn?: (index: number, body: unknown) => void | Promise<void>;
 }
 
 const DEFAULT_USAGE: ScriptUsage = {
@@ -248,6 +253,7 @@ export function startScriptedAnthropicServer(
     let usage: ScriptUsage;
     if (hasTools(body)) {
       recorded.main = true;
+      await options.beforeTurn?.(mainCount, body);
       mainCount++;
       id = `msg_script_${pad(mainCount)}`;
       requestId = `req_script_${pad(mainCount)}`;

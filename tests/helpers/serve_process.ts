@@ -27,8 +27,12 @@ function pathsOf(home: AgentHome) {
 }
 
 /** Starts `serve --port 0` and waits until it has recorded its port. */
-export async function startServe(home: AgentHome, args: string[] = []): Promise<ServeProcess> {
-  const flags = permissionFlags("serve", pathsOf(home), []);
+export async function startServe(
+  home: AgentHome,
+  args: string[] = [],
+  roots: string[] = [],
+): Promise<ServeProcess> {
+  const flags = permissionFlags("serve", pathsOf(home), roots);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...flags, MAIN, "serve", "--port", "0", ...args],
     env: home.env,

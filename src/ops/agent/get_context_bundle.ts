@@ -6,6 +6,8 @@
  * @module
  */
 import { z } from "zod";
+import { buildSnapshot } from "../../perception/engine.ts";
+import { renderContext } from "../../perception/context_renderer.ts";
 import { latestSessionFor } from "../../store/agent_reads.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { agentContext, READ_ONLY, resolveSession } from "./common.ts";
@@ -39,6 +41,7 @@ export const getContextBundleOperation: Operation = defineOperation({
     build: buildStatusSchema,
     external_changes: externalChangesSchema,
     project_state: z.record(z.string(), z.unknown()),
+    context: z.string().describe("The <vantage-context> block the prompt hook would inject"),
     note: z.string().optional(),
   }),
   scopes: ["agent:read"],
@@ -58,6 +61,11 @@ export const getContextBundleOperation: Operation = defineOperation({
       external_changes: externalChanges(ctx, project, 30),
       project_state: projectState(ctx, project),
     };
+    bundle.context = session === undefined
+      ? ""
+      : renderContext(buildSnapshot(ctx.db, session.session_id, project, ctx.now), undefined, {
+        force: true,
+      }).text;
     if (session !== undefined) bundle.session = buildSessionState(ctx, session);
     else bundle.note = `no session recorded for ${ctx.cwd} yet`;
     return bundle as never;

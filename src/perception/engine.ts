@@ -1,0 +1,411 @@
+/**
+ * Perception inside `serve`: every stored hook event updates the session's
+ * recent activity, runs the anomaly rules, routes findings through
+ * suppression (every emission recorded), and — for the hook events that can
+ * carry context — answers with a `<vantage-context>` block holding only what
+ * changed since the last injection, within a time budget or not at all.
+ *
+ * @module
+ */
+import type { Logger } from "../core/log.ts";
+import { normalizeHookPayload } from "../ingest/hook_normalizer.ts";
+import {
+  type AgentName,
+  type HookEvent,
+  parseAgentName,
+  type UsageRecord,
+} from "../ingest/types.ts";
+import { getSession, recentFiles } from "../store/agent_reads.ts";
+import { type DatabaseSync, transaction } from "../store/database.ts";
+import {
+  activeAnomalies,
+  anomalyHistory,
+  buildRunsSince,
+  eventPayloadsSince,
+  fileChangesSince,
+  getInjection,
+  getProjectState,
+  gitMovesSince,
+  latestBuildRuns,
+  recordEmission,
+  resolveAnomaly,
+  saveInjection,
+  usageSince,
+} from "../store/perception_store.ts";
+import { detectAnomalies } from "./anomaly_rules.ts";
+import type { ObservedBuildRun, ObservedFileChange } from "./anomaly_types.ts";
+import type { BuildError } from "./build_errors.ts";
+import { type ContextSnapshot, renderContext } from "./context_renderer.ts";
+import { describeStack, type ProjectState } from "./project_detect.ts";
+import { ProjectSensors } from "./sensors.ts";
+import { applySuppression, type EmissionEntry } from "./suppression.ts";
+
+/** Hook events whose answer can carry context into the agent's next model call. */
+const CONTEXT_EVENTS = new Set([
+  "SessionStart",
+  "UserPromptSubmit",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "Stop",
+  "PreCompact",
+]);
+
+/** How far back the rules look. */
+const ACTIVITY_WINDOW_MS = 2 * 60 * 60_000;
+/** Most events kept per session. */
+const EVENTS_KEPT = 400;
+
+/** Options for {@link PerceptionEngine}. */
+export interface PerceptionOptions {
+  /** The store. */
+  db: DatabaseSync;
+  /** Where to log. */
+  log: Logger;
+  /** Answer hooks with context (default true; `VANTAGE_DISABLE_INJECTION=1` turns it off). */
+  inject?: boolean;
+  /** Time budget for the context answer, ms (default 100). */
+  budgetMs?: number;
+  /** Run the file, git and project sensors (default true). */
+  sensors?: boolean;
+  /** Folders never watched. */
+  refuseWatching?: readonly string[];
+  /** The clock. */
+  now?: () => number;
+}
+
+/** The agent-facing answer to a hook. */
+export interface HookAnswer {
+  /** The JSON the hook prints for the agent, when there is something to say. */
+  output?: unknown;
+  /** Anomalies emitted by this event. */
+  emitted: number;
+}
+
+interface SessionCache {
+  events: HookEvent[];
+  project?: string;
+}
+
+/** The perception engine of one server. */
+export class PerceptionEngine {
+  #options: PerceptionOptions;
+  #sessions = new Map<string, SessionCache>();
+  #sensors: ProjectSensors | undefined;
+
+  /** Creates the engine (sensors start as projects become active). */
+  constructor(options: PerceptionOptions) {
+    this.#options = options;
+    if (options.sensors !== false) {
+      this.#sensors = new ProjectSensors({
+        db: options.db,
+        log: options.log,
+        recentEvents: (project) => this.#recentEventsIn(project),
+        refuse: options.refuseWatching,
+      });
+    }
+  }
+
+  /** The sensors (for `project refresh` and tests). */
+  get sensors(): ProjectSensors | undefined {
+    return this.#sensors;
+  }
+
+  /** Takes one stored hook event; returns what to tell the agent. */
+  onHookEvent(event: HookEvent): HookAnswer {
+    const started = performance.now();
+    const now = this.#now();
+    const cache = this.#cache(event.session_id, now);
+    cache.events.push(event);
+    if (cache.events.length > EVENTS_KEPT) {
+      cache.events.splice(0, cache.events.length - EVENTS_KEPT);
+    }
+    const project = event.project ?? event.cwd ?? cache.project;
+    if (project !== undefined) cache.project = project;
+    this.#sensors?.touch(project);
+
+    const emitted = this.#runRules(event.session_id, cache, project, now);
+    const answer: HookAnswer = { emitted };
+    if (this.#options.inject === false || !CONTEXT_EVENTS.has(event.event_type)) return answer;
+    // A Stop answer makes the agent continue: only worth it when something new must be said.
+    if (event.event_type === "Stop" && emitted === 0) return answer;
+    const force = event.event_type === "SessionStart" || event.event_type === "PreCompact";
+    const snapshot = this.snapshot(event.session_id, project);
+    const previousText = force
+      ? undefined
+      : getInjection(this.#options.db, event.session_id)?.snapshot;
+    const previous = previousText === undefined
+      ? undefined
+      : JSON.parse(previousText) as ContextSnapshot;
+    const rendered = renderContext(snapshot, previous, {
+      force,
+      header: event.event_type === "PreCompact"
+        ? "Keep through the compaction — current state:"
+        : undefined,
+    });
+    if (rendered.text === "") return answer;
+    if (performance.now() - started > (this.#options.budgetMs ?? 100)) {
+      // Late context is worse than none: the agent has moved on.
+      this.#options.log.warn("context answer skipped: over budget", {
+        ms: Math.round(performance.now() - started),
+      });
+      return answer;
+    }
+    saveInjection(this.#options.db, event.session_id, JSON.stringify(snapshot), now);
+    answer.output = {
+      hookSpecificOutput: { hookEventName: event.event_type, additionalContext: rendered.text },
+    };
+    return answer;
+  }
+
+  /** What Vantage would tell a session now (the whole picture, not a diff). */
+  snapshot(sessionId: string, projectHint?: string): ContextSnapshot {
+    const db = this.#options.db;
+    const now = this.#now();
+    const session = getSession(db, sessionId);
+    const project = session?.project ?? session?.cwd ?? projectHint;
+    return buildSnapshot(db, sessionId, project, now, this.#sessions.get(sessionId)?.events ?? []);
+  }
+
+  /** Stops the sensors. */
+  close(): void {
+    this.#sensors?.close();
+  }
+
+  #runRules(
+    sessionId: string,
+    cache: SessionCache,
+    project: string | undefined,
+    now: number,
+  ): number {
+    const db = this.#options.db;
+    const since = now - ACTIVITY_WINDOW_MS;
+    const session = getSession(db, sessionId);
+    const findings = detectAnomalies({
+      session_id: sessionId,
+      now,
+      started_at: session?.started_at,
+      model: session?.model ?? undefined,
+      events: cache.events,
+      file_changes: project === undefined ? [] : observedChanges(db, project, since),
+      build_runs: observedBuilds(db, since),
+      usage: usageSince(db, sessionId, since).map((u) => ({
+        agent: (session?.agent ?? "claude_code") as AgentName,
+        session_id: sessionId,
+        ts: u.ts,
+        model: u.model ?? undefined,
+        usage_key: u.usage_key,
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        cache_read_tokens: u.cache_read_tokens,
+        cache_write_tokens: u.cache_write_tokens,
+        reasoning_tokens: u.reasoning_tokens,
+        ...(u.context_window !== null ? { context_window: u.context_window } : {}),
+      } satisfies UsageRecord)),
+    });
+    const log: EmissionEntry[] = [];
+    for (const row of anomalyHistory(db, sessionId)) {
+      log.push({
+        fingerprint: row.fingerprint,
+        event: "emitted",
+        ts: row.last_emitted_at,
+        first_emitted_at: row.first_emitted_at,
+      });
+      if (row.resolved_at !== null) {
+        log.push({ fingerprint: row.fingerprint, event: "resolved", ts: row.resolved_at });
+      }
+    }
+    const decision = applySuppression(findings, log, now);
+    const byFingerprint = new Map(decision.emit.map((f) => [f.fingerprint, f]));
+    transaction(db, () => {
+      for (const entry of decision.entries) {
+        if (entry.event === "resolved") {
+          resolveAnomaly(db, sessionId, entry.fingerprint, now);
+          continue;
+        }
+        const finding = byFingerprint.get(entry.fingerprint);
+        if (finding === undefined) continue;
+        recordEmission(db, {
+          session_id: sessionId,
+          project: project ?? null,
+          kind: finding.kind,
+          severity: finding.severity,
+          channel: finding.channel,
+          fingerprint: finding.fingerprint,
+          evidence: finding.evidence,
+          suggestion: finding.suggestion,
+          related_files: finding.related_files,
+          first_emitted_at: finding.first_emitted_at,
+        }, now);
+      }
+    });
+    return decision.emit.length;
+  }
+
+  #cache(sessionId: string, now: number): SessionCache {
+    let cache = this.#sessions.get(sessionId);
+    if (cache !== undefined) return cache;
+    // First event since start-up: rebuild the window from what the store holds.
+    cache = { events: [] };
+    const db = this.#options.db;
+    for (const row of eventPayloads(db, sessionId, now - ACTIVITY_WINDOW_MS)) {
+      cache.events.push(row);
+    }
+    // The event being handled is already stored; it is pushed again by the caller.
+    cache.events.pop();
+    this.#sessions.set(sessionId, cache);
+    if (this.#sessions.size > 200) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+    return cache;
+  }
+
+  #recentEventsIn(project: string): HookEvent[] {
+    const events: HookEvent[] = [];
+    const since = this.#now() - 60_000;
+    for (const cache of this.#sessions.values()) {
+      if (cache.project !== project) continue;
+      for (let i = cache.events.length - 1; i >= 0 && cache.events[i].ts >= since; i--) {
+        events.push(cache.events[i]);
+      }
+    }
+    return events;
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+}
+
+function eventPayloads(db: DatabaseSync, sessionId: string, since: number): HookEvent[] {
+  const events: HookEvent[] = [];
+  for (const row of eventPayloadsSince(db, sessionId, since, EVENTS_KEPT)) {
+    const agent = parseAgentName(row.agent);
+    if (agent === undefined) continue;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(row.raw);
+    } catch {
+      continue;
+    }
+    const normalized = normalizeHookPayload(agent, payload, row.ts, {
+      eventName: row.event_type,
+      redact: false,
+    });
+    if (normalized.ok) events.push({ ...normalized.event, ts: row.ts });
+  }
+  return events;
+}
+
+function observedChanges(db: DatabaseSync, project: string, since: number): ObservedFileChange[] {
+  return fileChangesSince(db, project, since, 500).reverse().map((c) => ({
+    path: c.path,
+    kind: c.kind as ObservedFileChange["kind"],
+    ts: c.ts,
+    attribution: c.source === "agent" ? "agent" : "unknown",
+    ...(c.session_id !== null ? { session_id: c.session_id } : {}),
+  }));
+}
+
+function observedBuilds(db: DatabaseSync, since: number): ObservedBuildRun[] {
+  return buildRunsSince(db, since).map((run) => ({
+    command_line: run.command,
+    exit_code: run.exit_code,
+    started_at: run.started_at,
+    duration_ms: run.duration_ms,
+    errors: JSON.parse(run.errors) as BuildError[],
+    tag: run.tag,
+    output_tail: run.output_tail,
+    ...(run.cwd !== null ? { cwd: run.cwd } : {}),
+  }));
+}
+
+/** Builds the context snapshot of a session from the store. */
+export function buildSnapshot(
+  db: DatabaseSync,
+  sessionId: string,
+  project: string | undefined,
+  now: number,
+  events: readonly HookEvent[] = [],
+): ContextSnapshot {
+  const snapshot: ContextSnapshot = {};
+  const session = getSession(db, sessionId);
+  if (project !== undefined) {
+    const stored = getProjectState(db, project);
+    const state = stored === undefined ? undefined : JSON.parse(stored.state) as ProjectState;
+    snapshot.project = {
+      name: state?.name ?? project.split(/[\\/]/).filter(Boolean).pop() ?? project,
+      root: project,
+      ...(state !== undefined ? { stack: describeStack(state) } : {}),
+    };
+  }
+  const toolCalls =
+    events.filter((e) => e.event_type === "PostToolUse" || e.event_type === "PostToolUseFailure")
+      .length;
+  snapshot.session = {
+    id: sessionId,
+    ...(session !== undefined ? { duration_ms: now - session.started_at } : {}),
+    tool_calls: toolCalls > 0 ? toolCalls : session?.tool_calls ?? 0,
+    ...(session !== undefined
+      ? {
+        tokens_in: session.input_tokens + session.cache_read_tokens + session.cache_write_tokens,
+        tokens_out: session.output_tokens,
+      }
+      : {}),
+  };
+  const files = recentFiles(db, sessionId, 8).map((f) => f.path);
+  if (files.length > 0) {
+    snapshot.focus = files[0];
+    snapshot.recent_files = files;
+  }
+  const build = latestBuildRuns(db, undefined, 1)[0];
+  if (build !== undefined) {
+    const failures = buildRunsSince(db, now - 30 * 60_000).filter((r) => r.exit_code !== 0).length;
+    const errors = JSON.parse(build.errors) as BuildError[];
+    snapshot.build = {
+      status: build.exit_code === 0 ? "ok" : "failed",
+      command: build.command,
+      tag: build.tag,
+      exit_code: build.exit_code,
+      errors_30m: failures,
+      ...(build.exit_code !== 0 && errors[0] !== undefined
+        ? {
+          last_error: `${errors[0].file ?? ""}${
+            errors[0].line !== undefined ? `:${errors[0].line}` : ""
+          } ${errors[0].message}`.trim(),
+        }
+        : {}),
+      age_ms: now - build.started_at,
+    };
+  }
+  if (project !== undefined) {
+    const since = session?.started_at ?? now - 30 * 60_000;
+    const external = fileChangesSince(db, project, since, 50).filter((c) => c.source !== "agent")
+      .map((c) => c.path);
+    const git = gitMovesSince(db, project, since, 10).map((g) =>
+      g.kind === "commit"
+        ? `commit ${(g.to_ref ?? "").slice(0, 7)} "${g.summary ?? ""}"${
+          g.branch !== null ? ` on ${g.branch}` : ""
+        }`
+        : `${g.kind.replace("_", " ")} ${g.from_ref ?? "?"} → ${g.to_ref ?? "?"}`
+    );
+    if (external.length > 0 || git.length > 0) {
+      snapshot.external_changes = {
+        files: [...new Set(external)],
+        ...(git.length > 0 ? { git } : {}),
+      };
+    }
+  }
+  const anomalies = activeAnomalies(db, sessionId, 10);
+  if (anomalies.length > 0) {
+    snapshot.anomalies = anomalies.map((a) => ({
+      kind: a.kind,
+      severity: a.severity as "info" | "warning" | "critical",
+      evidence: a.evidence,
+      suggestion: a.suggestion,
+      related_files: JSON.parse(a.related_files) as string[],
+      fingerprint: a.fingerprint,
+    }));
+  }
+  return snapshot;
+}
