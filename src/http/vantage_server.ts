@@ -7,11 +7,7 @@
  */
 import type { VantagePaths } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
-import {
-  type HookDelivery,
-  type IntakeResult,
-  takeHookDelivery,
-} from "../ingest/hook_intake.ts";
+import { type HookDelivery, type IntakeResult, takeHookDelivery } from "../ingest/hook_intake.ts";
 import { loadPriceOverrides } from "../ingest/price_overrides.ts";
 import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
@@ -135,8 +131,7 @@ export async function startVantageServer(
     // Small batches keep each transaction short, so hooks are answered promptly during a backfill.
     batchBytes: 1024 * 1024,
     onIngest: () => indexer.kick(),
-    onError: (file, error) =>
-      log.warn("transcript ingest failed", { file, error: String(error) }),
+    onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
   });
 
   const handler = createHandler({
@@ -161,20 +156,18 @@ export async function startVantageServer(
   const port = await listeningPort;
   await lock.record(port);
 
-  const initialScan = options.tail === false
-    ? Promise.resolve()
-    : tailer.start().then(
-      (counts) => {
-        if (counts.lines > 0) {
-          log.info("transcripts ingested", {
-            files: counts.sessions.size,
-            messages: counts.messages,
-            malformed: counts.malformed,
-          });
-        }
-      },
-      (error) => log.error("transcript scan failed", { error: String(error) }),
-    );
+  const initialScan = options.tail === false ? Promise.resolve() : tailer.start().then(
+    (counts) => {
+      if (counts.lines > 0) {
+        log.info("transcripts ingested", {
+          files: counts.sessions.size,
+          messages: counts.messages,
+          malformed: counts.malformed,
+        });
+      }
+    },
+    (error) => log.error("transcript scan failed", { error: String(error) }),
+  );
 
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
