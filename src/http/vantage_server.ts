@@ -84,6 +84,9 @@ export async function startVantageServer(
     if (result.stored) {
       hooksStored++;
       try {
+        if (result.event.transcript_path !== undefined) {
+          noticeTranscript(result.event.transcript_path);
+        }
         const answer = perception.onHookEvent(result.event);
         if (answer.output !== undefined) result.output = answer.output;
       } catch (error) {
@@ -133,6 +136,7 @@ export async function startVantageServer(
     onIngest: () => indexer.kick(),
     onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
   });
+  noticeTranscript = (path) => tailer.notice(path);
 
   const handler = createHandler({
     guard: { bindHost: options.host, port: options.port, token: options.token },

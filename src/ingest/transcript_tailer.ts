@@ -71,7 +71,7 @@ export interface TailerOptions {
   batchBytes?: number;
   /** Coalescing delay after a change notification (default 100 ms). */
   debounceMs?: number;
-  /** How often to look for agent folders that did not exist yet (default 30 s). */
+  /** How often to look for agent folders that did not exist yet (default 10 s). */
   rootCheckMs?: number;
   /** Called after each file ingest that stored something. */
   onIngest?: (file: string, counts: IngestCounts) => void;
@@ -112,7 +112,7 @@ export class TranscriptTailer {
           if (this.#watchers.has(source.root)) void this.scan();
         }
       }
-    }, this.#options.rootCheckMs ?? 30_000);
+    }, this.#options.rootCheckMs ?? 10_000);
     return total;
   }
 
@@ -129,6 +129,21 @@ export class TranscriptTailer {
       }
       return total;
     });
+  }
+
+  /**
+   * A hook named a transcript file (Claude Code and Codex send its path):
+   * read it now, and watch its folder if the agent created that folder after
+   * start-up.
+   */
+  notice(path: string): void {
+    for (const source of this.#sources) {
+      const rel = relative(source.root, path);
+      if (rel.startsWith("..") || !source.matches(rel)) continue;
+      if (!this.#watchers.has(source.root)) this.#watch(source);
+      this.#schedule(path, source.agent);
+      return;
+    }
   }
 
   /** Waits until every queued ingest has finished. */

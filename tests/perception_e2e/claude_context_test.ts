@@ -143,3 +143,94 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "Claude Code calls Vantage's MCP search and execute; hooks and transcript land in the store",
+  ignore: CLAUDE === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const home = await makeAgentHome({ fixtures: false });
+    const project = join(home.home, "work", "tools");
+    await Deno.mkdir(project, { recursive: true });
+    const env = { ...home.env, VANTAGE_ROOTS: project };
+    const install = await runVantage(["install", "--adapter", "claude-code"], { env });
+    assert.equal(install.code, 0, install.stderr);
+    const server = await startServe({ ...home, env }, [], [project]);
+    const model = startScriptedAnthropicServer([
+      {
+        blocks: [{
+          type: "tool_use",
+          name: "mcp__vantage__search",
+          input: { query: "what other agents did" },
+        }],
+      },
+      {
+        blocks: [{
+          type: "tool_use",
+          name: "mcp__vantage__execute",
+          input: { operation_id: "agent.get_session_state", arguments: {} },
+        }],
+      },
+      { blocks: [{ type: "text", text: "All set." }] },
+    ]);
+    try {
+      const run = await new Deno.Command(CLAUDE!, {
+        args: ["-p", "What do you know about this project?", "--allowedTools", "mcp__vantage"],
+        cwd: project,
+        env: {
+          ...env,
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: "test-key",
+          IS_SANDBOX: "1",
+          DISABLE_AUTOUPDATER: "1",
+          VANTAGE_URL: server.url,
+          DENO_DIR: denoDir(),
+        },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(180_000),
+      }).output();
+      const decoder = new TextDecoder();
+      assert.equal(run.code, 0, decoder.decode(run.stderr) + decoder.decode(run.stdout));
+      const main = model.requests.filter((r) => r.main);
+      assert.equal(main.length, 3);
+      // The search result Vantage returned reached the model as the tool result.
+      const afterSearch = bodyText(main[1].body);
+      assert.match(afterSearch, /agent\.get_peer_sessions/);
+      // The execute result: this very session's state, found from the project folder.
+      const afterExecute = bodyText(main[2].body);
+      assert.match(afterExecute, /agent\.get_session_state/);
+      assert.match(afterExecute, /claude_code/);
+
+      // Hooks fired with the session id and cwd Claude Code reported; the transcript was tailed.
+      const deadline = Date.now() + 15_000;
+      let rows: string[][] = [];
+      while (Date.now() < deadline) {
+        const query = await runVantage([
+          "call",
+          "agent.exec_query",
+          JSON.stringify({
+            sql:
+              "SELECT s.session_id, s.cwd, s.event_count, s.message_count FROM sessions s WHERE s.agent = 'claude_code'",
+          }),
+        ], { env });
+        rows = JSON.parse(query.stdout).rows;
+        if (rows.length === 1 && Number(rows[0][3]) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      assert.equal(rows.length, 1);
+      const [sessionId, cwd, events, messages] = rows[0];
+      assert.equal(cwd, project);
+      assert.ok(Number(events) >= 4, `hook events stored: ${events}`);
+      assert.ok(Number(messages) >= 4, `transcript messages stored: ${messages}`);
+      assert.match(afterExecute, new RegExp(String(sessionId).slice(0, 8)));
+    } finally {
+      await model.close();
+      await server.stop();
+      await home.cleanup();
+    }
+  },
+});
