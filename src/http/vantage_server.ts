@@ -74,6 +74,9 @@ export async function startVantageServer(
     refuseWatching: [paths.userHome],
   });
 
+  // Set once the tailer exists: spooled hooks replayed at start-up arrive before it does.
+  let noticeTranscript: (path: string) => void = () => {};
+
   const takeHook = (
     delivery: HookDelivery,
   ): IntakeResult & { output?: unknown } => {
