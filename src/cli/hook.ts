@@ -90,6 +90,15 @@ context answer for the agent, if any. Always exits 0.`,
         spoolPath: resolvePaths().spool,
       });
       if (outcome.output !== undefined) writeStdout(JSON.stringify(outcome.output) + "\n");
+      const event = values.event ?? (parsed as Record<string, unknown>).hook_event_name;
+      if (outcome.spooled && outcome.unreachable && /^session_?start$/i.test(String(event))) {
+        // No server: start one; it replays the spool, this event included. Loaded only here, to
+        // keep the common path of the hook light.
+        const autostart = await import(
+          new URL("../ingest/server_autostart.ts", import.meta.url).href
+        ) as typeof import("../ingest/server_autostart.ts");
+        autostart.startServerInBackground(resolvePaths());
+      }
       if (!outcome.delivered && !outcome.spooled) {
         writeStderr(`vantage hook: payload refused: ${outcome.reason}`);
       }

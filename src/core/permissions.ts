@@ -73,6 +73,8 @@ export function permissionFlags(
   }
   flags.push("--allow-env=HOME,VANTAGE_*");
   if (profile === "serve") flags.push("--allow-run=git");
+  // The SessionStart hook starts the server when none answers, with this same runtime.
+  if (profile === "hook") flags.push(`--allow-run=${Deno.execPath()}`);
   return flags;
 }
 

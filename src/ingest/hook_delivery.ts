@@ -35,6 +35,8 @@ export interface DeliveryOutcome {
   output?: unknown;
   /** Why it was not delivered, when it was not. */
   reason?: string;
+  /** Nothing listens at the server's address (as opposed to a slow or failing server). */
+  unreachable?: boolean;
 }
 
 /** Sends the payload to the server, falling back to the spool. */
@@ -47,6 +49,7 @@ export async function deliverHook(request: DeliveryRequest): Promise<DeliveryOut
   };
   if (request.event !== undefined) entry.event = request.event;
   let reason: string;
+  let unreachable = false;
   try {
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -83,10 +86,12 @@ export async function deliverHook(request: DeliveryRequest): Promise<DeliveryOut
     }
     reason = `server answered ${response.status}`;
   } catch (error) {
-    reason = error instanceof DOMException && error.name === "TimeoutError"
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    unreachable = !timedOut;
+    reason = timedOut
       ? `server did not answer within ${request.timeoutMs} ms`
       : `server not reachable (${error instanceof Error ? error.message : error})`;
   }
   await appendToSpool(request.spoolPath, entry);
-  return { delivered: false, spooled: true, reason };
+  return { delivered: false, spooled: true, reason, unreachable };
 }

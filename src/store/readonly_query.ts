@@ -53,7 +53,8 @@ function ensureWorker(): Worker {
     worker.onerror = (event: ErrorEvent) => {
       // A crashed worker fails its queries; it must not take the server down with it.
       event.preventDefault();
-      const message = `the query worker failed: ${event.message}`;
+      // The first line only: the rest is a stack through the worker's data URL.
+      const message = `the query worker failed: ${String(event.message).split("\n")[0]}`;
       worker?.terminate();
       worker = undefined;
       for (const resolve of waiting.values()) resolve({ error: message });

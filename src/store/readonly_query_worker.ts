@@ -53,30 +53,26 @@ function run(request) {
   const started = performance.now();
   const db = connection(request.path);
   const statement = db.prepare(request.sql);
-  if (!onlyTrivia(request.sql.slice(statement.sourceSQL.length))) {
+  const rest = request.sql.slice(statement.sourceSQL.length);
+  if (!onlyTrivia(rest)) {
     return { error: "only one statement is accepted; remove everything after the first ';'" };
   }
-  // Arrays keep duplicate column names (a JOIN's two ids) apart.
-  statement.setReturnArrays(true);
-  const columns = statement.columns().map((column) => column.name);
-  if (columns.length === 0) {
-    // A data-changing statement has no result columns; SQLite would refuse it anyway.
-    return { error: "the statement produces no result columns: only a SELECT query is accepted" };
-  }
-  const rows = [];
-  let truncated = false;
+  // Wrapped as a subquery, so only a query can run (a write, even behind WITH or with RETURNING, is
+  // a syntax error there) and SQLite itself applies the row cap; the extra row reveals truncation.
+  const body = statement.sourceSQL.replace(/;\\s*$/, "");
+  const wrapped = db.prepare("SELECT * FROM (\\n" + body + "\\n) LIMIT " + (request.rowLimit + 1));
+  wrapped.setReturnArrays(true);
+  const columns = wrapped.columns().map((column) => column.name);
+  const all = wrapped.all();
+  const truncated = all.length > request.rowLimit;
   let cellsCut = false;
-  for (const row of statement.iterate()) {
-    if (rows.length === request.rowLimit) {
-      truncated = true;
-      break;
-    }
-    rows.push(row.map((value) => {
+  const rows = all.slice(0, request.rowLimit).map((row) =>
+    row.map((value) => {
       const [capped, cut] = cap(value, request.cellChars);
       if (cut) cellsCut = true;
       return capped;
-    }));
-  }
+    })
+  );
   return {
     columns,
     rows,

@@ -230,6 +230,8 @@ Deno.test("agent operations over the full MCP surface, on real transcripts", asy
           "DELETE FROM sessions",
           "SELECT 1; DELETE FROM sessions",
           "WITH x AS (SELECT 1) DELETE FROM sessions",
+          "WITH x AS (SELECT 1) DELETE FROM sessions RETURNING session_id",
+          "DELETE FROM sessions RETURNING session_id",
           "UPDATE sessions SET agent = 'x'",
           "PRAGMA query_only = 0",
           "ATTACH DATABASE '/tmp/x.db' AS x",
