@@ -32,7 +32,7 @@ function cursor() {
 // Indexes everything past the cursor in bounded transactions; returns the new cursor.
 function catchUp() {
   const read = store.prepare(
-    "SELECT id, message_type, text FROM messages WHERE id > ? ORDER BY id LIMIT 5000",
+    "SELECT id, message_type, text FROM messages WHERE id > ? ORDER BY id LIMIT 500",
   );
   const insert = index.prepare("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)");
   const save = index.prepare(
@@ -52,7 +52,7 @@ function catchUp() {
       last = rows.length === 0 ? from : rows[rows.length - 1].id;
       if (rows.length > 0) save.run(last);
       index.exec("COMMIT");
-      if (rows.length < 5000) return last;
+      if (rows.length < 500) return last;
     } catch (error) {
       index.exec("ROLLBACK");
       throw error;
