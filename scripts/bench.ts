@@ -1,13 +1,19 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
- * beside a reference measured in the same run. Suites: mcp, agent (default: all).
+ * beside a reference measured in the same run. Suites: mcp, agent, http, docs (default: all).
  */
 import { benchAgent } from "./bench/agent.ts";
+import { benchDocs } from "./bench/docs.ts";
+import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
+import { benchPerception } from "./bench/perception.ts";
 
 const suites: Record<string, () => Promise<void>> = {
   mcp: () => benchMcp(),
   agent: () => benchAgent(),
+  perception: () => benchPerception(),
+  http: () => benchHttp(),
+  docs: () => benchDocs(),
 };
 
 const wanted = Deno.args.length === 0 ? Object.keys(suites) : Deno.args;

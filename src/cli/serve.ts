@@ -17,8 +17,9 @@ export const command: Command = {
   usage: `Usage: vantage serve [options]
 
 Runs Vantage's server: the hook endpoint (/api/hooks), transcript tailing
-for every agent, and the HTTP API. Stops on Ctrl-C (SIGINT) or SIGTERM after
-finishing in-flight writes.
+for every agent, the HTTP API (/api/ops, /api/query, /api/events), MCP over
+Streamable HTTP (/mcp) and the dashboard (/). Stops on Ctrl-C (SIGINT) or
+SIGTERM after closing live streams and finishing in-flight writes.
 
 Options:
   --host H      Bind address (default 127.0.0.1; anything else needs the token)
@@ -56,9 +57,9 @@ Options:
       tail: values["no-tail"] !== true,
       log,
     });
-    log.info(`listening on http://${host.includes(":") ? `[${host}]` : host}:${server.port}`, {
-      home: paths.home,
-    });
+    const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+    log.info(`listening on ${origin}`, { home: paths.home });
+    log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
     const stop = () => {
       log.info("shutting down");
       void server.shutdown();

@@ -19,6 +19,9 @@ export interface GuardOptions {
   extraHosts?: readonly string[];
 }
 
+/** What a 401 tells the client to send. */
+const CHALLENGE = { "www-authenticate": 'Bearer realm="vantage"' };
+
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /** Whether an address is loopback only. */
@@ -64,7 +67,7 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
   const authorization = request.headers.get("authorization");
   if (authorization !== null && options.token !== undefined) {
     if (authorization !== `Bearer ${options.token}`) {
-      throw new HttpError("forbidden", "the bearer token is not valid", 401);
+      throw new HttpError("forbidden", "the bearer token is not valid", 401, CHALLENGE);
     }
     return;
   }
@@ -73,6 +76,7 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
       "forbidden",
       "a bearer token is required (Authorization: Bearer <token>)",
       401,
+      CHALLENGE,
     );
   }
 }

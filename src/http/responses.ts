@@ -12,13 +12,21 @@ export class HttpError extends Error {
   readonly status: number;
   /** Error kind. */
   readonly kind: ErrorKind;
+  /** Extra response headers (`Allow`, `WWW-Authenticate`). */
+  readonly headers: Record<string, string>;
 
   /** Creates an HTTP error; the status defaults from the kind. */
-  constructor(kind: ErrorKind, message: string, status?: number) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    status?: number,
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = "HttpError";
     this.kind = kind;
     this.status = status ?? httpStatusFor(kind);
+    this.headers = headers;
   }
 }
 
@@ -35,6 +43,7 @@ export function errorResponse(error: HttpError): Response {
   return json(
     { error: { kind: error.kind, dispatched: false, message: error.message } },
     error.status,
+    error.headers,
   );
 }
 
@@ -85,4 +94,42 @@ export function requireJson(request: Request): void {
       415,
     );
   }
+}
+
+/**
+ * Reads a JSON object body: 415 when it is not declared JSON, 413 past
+ * `limit` bytes, 400 when it does not parse or is not an object. An empty
+ * body reads as `{}`.
+ */
+export async function readJsonObject(
+  request: Request,
+  limit: number,
+): Promise<Record<string, unknown>> {
+  requireJson(request);
+  const text = await readBodyText(request, limit);
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(
+      "invalid_arguments",
+      `the body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new HttpError("invalid_arguments", "the body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Refuses a method other than the allowed ones with 405 and an `Allow` header. */
+export function requireMethod(request: Request, path: string, ...allowed: string[]): void {
+  if (allowed.includes(request.method)) return;
+  throw new HttpError(
+    "invalid_arguments",
+    `use ${allowed.join(" or ")} for ${path}; got ${request.method}`,
+    405,
+    { allow: allowed.join(", ") },
+  );
 }

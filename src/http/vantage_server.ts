@@ -12,12 +12,22 @@ import { loadPriceOverrides } from "../ingest/price_overrides.ts";
 import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
 import type { AgentName } from "../ingest/types.ts";
+import { builtinCatalog } from "../ops/builtin.ts";
+import type { Catalog } from "../ops/catalog.ts";
 import { DATABASE, vantageServices } from "../ops/runtime.ts";
 import { maxMessageId } from "../store/agent_reads.ts";
+import {
+  anomaliesEmittedAfter,
+  buildRunsAfter,
+  changeMarks,
+  sessionsAfter,
+} from "../store/dashboard_reads.ts";
 import { checkpoint } from "../store/database.ts";
-import { MessageIndexer } from "../store/message_index.ts";
+import { watchChanges } from "./change_watch.ts";
+import { EventBus } from "./event_bus.ts";
 import { readEnv } from "../core/config.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
+import { MessageIndexer } from "../store/message_index.ts";
 import { createHandler, type Handler } from "./handler.ts";
 import { acquireServerLock, type ServerLock } from "./server_lock.ts";
 
@@ -39,6 +49,8 @@ export interface VantageServerOptions {
   spoolIntervalMs?: number;
   /** Where to log. */
   log: Logger;
+  /** The catalog served at /api/ops and /mcp (default: the built-in one). */
+  catalog?: Catalog;
 }
 
 /** A running server. */
@@ -53,12 +65,12 @@ export interface RunningServer {
   shutdown(): Promise<void>;
   /** Resolves once the server has shut down. */
   finished: Promise<void>;
+  /** Live events published to /api/events. */
+  events: EventBus;
 }
 
 /** Starts the server. */
-export async function startVantageServer(
-  options: VantageServerOptions,
-): Promise<RunningServer> {
+export async function startVantageServer(options: VantageServerOptions): Promise<RunningServer> {
   const { paths, log } = options;
   const lock: ServerLock = await acquireServerLock(paths.home);
   const services = vantageServices(paths);
@@ -66,6 +78,7 @@ export async function startVantageServer(
   const prices = loadPriceOverrides(paths.home);
   const started = Date.now();
   let hooksStored = 0;
+  const events = new EventBus();
   const perception = new PerceptionEngine({
     db,
     log,
@@ -77,27 +90,38 @@ export async function startVantageServer(
   // Set once the tailer exists: spooled hooks replayed at start-up arrive before it does.
   let noticeTranscript: (path: string) => void = () => {};
 
-  const takeHook = (
-    delivery: HookDelivery,
-  ): IntakeResult & { output?: unknown } => {
-    const result: IntakeResult & { output?: unknown } = takeHookDelivery(
-      db,
-      delivery,
-    );
+  const takeHook = (delivery: HookDelivery): IntakeResult & { output?: unknown } => {
+    const result: IntakeResult & { output?: unknown } = takeHookDelivery(db, delivery);
     if (result.stored) {
-      hooksStored++;
       try {
         if (result.event.transcript_path !== undefined) {
           noticeTranscript(result.event.transcript_path);
         }
         const answer = perception.onHookEvent(result.event);
         if (answer.output !== undefined) result.output = answer.output;
+        if (answer.emitted > 0) {
+          events.publish("anomaly", {
+            session_id: result.event.session_id,
+            emitted: answer.emitted,
+          });
+        }
       } catch (error) {
         // Perception must never cost the agent its hook: the event is stored either way.
-        log.error("perception failed on a hook event", {
-          error: String(error),
-        });
+        log.error("perception failed on a hook event", { error: String(error) });
       }
+    }
+    if (result.stored) {
+      hooksStored++;
+      const event = result.event;
+      events.publish("hook", {
+        agent: event.agent,
+        session_id: event.session_id,
+        event_type: event.event_type,
+        ts: event.ts,
+        ...(event.project ?? event.cwd ? { project: event.project ?? event.cwd } : {}),
+        ...(event.tool_name !== undefined ? { tool_name: event.tool_name } : {}),
+        ...(event.success !== undefined ? { success: event.success } : {}),
+      });
     }
     return result;
   };
@@ -136,10 +160,28 @@ export async function startVantageServer(
     agents: options.agents,
     // Small batches keep each transaction short, so hooks are answered promptly during a backfill.
     batchBytes: 1024 * 1024,
-    onIngest: () => indexer.kick(),
+    onIngest: (file, counts) => {
+      indexer.kick();
+      if (counts.messages > 0 || counts.usage > 0) {
+        events.publish("messages", {
+          file,
+          sessions: [...counts.sessions].slice(0, 20),
+          messages: counts.messages,
+          usage: counts.usage,
+          tool_calls: counts.tool_calls,
+        });
+      }
+    },
     onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
   });
   noticeTranscript = (path) => tailer.notice(path);
+
+  const watch = watchChanges({
+    marks: () => changeMarks(db),
+    sessionsAfter: (rowid, limit) => sessionsAfter(db, rowid, limit),
+    anomaliesAfter: (ts, limit) => anomaliesEmittedAfter(db, ts, limit),
+    buildsAfter: (id, limit) => buildRunsAfter(db, id, limit),
+  }, events);
 
   const handler = createHandler({
     guard: { bindHost: options.host, port: options.port, token: options.token },
@@ -148,7 +190,12 @@ export async function startVantageServer(
       uptime_ms: Date.now() - started,
       hooks_stored: hooksStored,
       pid: Deno.pid,
+      live_subscribers: events.subscribers,
     }),
+    catalog: options.catalog ?? builtinCatalog(),
+    services,
+    events,
+    promptsDir: paths.prompts,
   });
 
   const abort = new AbortController();
@@ -180,15 +227,15 @@ export async function startVantageServer(
   const shutdown = (): Promise<void> =>
     stopping ??= (async () => {
       clearInterval(spoolTimer);
+      watch.stop();
       perception.close();
+      // Open event streams never end by themselves: close them so the listener can drain.
+      events.close();
       abort.abort();
       await server.finished.catch(() => {});
       await tailer.stop();
       await replay(); // Anything spooled while we were stopping still lands.
-      await Promise.race([
-        indexer.caughtUp(),
-        new Promise((resolve) => setTimeout(resolve, 5_000)),
-      ])
+      await Promise.race([indexer.caughtUp(), new Promise((resolve) => setTimeout(resolve, 5_000))])
         .catch(() => {});
       indexer.close();
       checkpoint(db);
@@ -202,5 +249,6 @@ export async function startVantageServer(
     initialScan,
     shutdown,
     finished: server.finished.then(() => stopping),
+    events,
   };
 }

@@ -7,11 +7,13 @@
 import { type Catalog, createCatalog } from "./catalog.ts";
 import { agentCassette } from "./agent/cassette.ts";
 import { dexCassette } from "./dex/cassette.ts";
+import { docsCassette } from "./docs/cassette.ts";
+import { sessionCassette } from "./session/cassette.ts";
 import type { Cassette } from "./operation.ts";
 
 /** Every built-in cassette, in listing order. */
 export function builtinCassettes(): Cassette[] {
-  return [dexCassette, agentCassette];
+  return [dexCassette, agentCassette, docsCassette, sessionCassette];
 }
 
 /** The catalog of built-in cassettes. */

@@ -222,4 +222,179 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 10,
+    name: "document memory: chunks, contents, documents, tags, metadata, snapshots, indexes",
+    sql: `
+      CREATE TABLE docs_state (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE docs_chunks (
+        hash        TEXT PRIMARY KEY,
+        size        INTEGER NOT NULL,
+        stored_size INTEGER NOT NULL,
+        ref_count   INTEGER NOT NULL DEFAULT 0,
+        data        BLOB NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_chunks_unreferenced ON docs_chunks (ref_count) WHERE ref_count <= 0;
+
+      CREATE TABLE docs_contents (
+        hash        TEXT PRIMARY KEY,
+        size        INTEGER NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        created_at  INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE docs_content_chunks (
+        content_hash TEXT NOT NULL REFERENCES docs_contents (hash) ON DELETE CASCADE,
+        seq          INTEGER NOT NULL,
+        chunk_hash   TEXT NOT NULL,
+        offset       INTEGER NOT NULL,
+        length       INTEGER NOT NULL,
+        PRIMARY KEY (content_hash, seq)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE docs_documents (
+        id            INTEGER PRIMARY KEY,
+        hash          TEXT NOT NULL REFERENCES docs_contents (hash),
+        path          TEXT NOT NULL,
+        relative_path TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        extension     TEXT NOT NULL,
+        mime          TEXT NOT NULL,
+        is_text       INTEGER NOT NULL,
+        size          INTEGER NOT NULL,
+        title         TEXT NOT NULL,
+        created_at    INTEGER NOT NULL,
+        modified_at   INTEGER NOT NULL,
+        indexed_at    INTEGER NOT NULL,
+        collection    TEXT,
+        snapshot_id   TEXT,
+        session_id    TEXT,
+        source_url    TEXT,
+        is_latest     INTEGER NOT NULL DEFAULT 1,
+        vector_model  TEXT,
+        UNIQUE (path, hash)
+      ) STRICT;
+      CREATE INDEX docs_documents_hash ON docs_documents (hash);
+      CREATE INDEX docs_documents_collection ON docs_documents (collection) WHERE collection IS NOT NULL;
+      CREATE INDEX docs_documents_snapshot ON docs_documents (snapshot_id);
+      CREATE INDEX docs_documents_session ON docs_documents (session_id) WHERE session_id IS NOT NULL;
+      CREATE INDEX docs_documents_indexed ON docs_documents (indexed_at);
+
+      CREATE TABLE docs_tags (
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        tag         TEXT NOT NULL,
+        PRIMARY KEY (document_id, tag)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX docs_tags_tag ON docs_tags (tag);
+
+      CREATE TABLE docs_metadata (
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        key         TEXT NOT NULL,
+        value       TEXT NOT NULL,
+        PRIMARY KEY (document_id, key)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE docs_snapshots (
+        snapshot_id    TEXT PRIMARY KEY,
+        label          TEXT,
+        created_at     INTEGER NOT NULL,
+        directory_path TEXT,
+        collection     TEXT,
+        session_id     TEXT,
+        git_commit     TEXT,
+        git_branch     TEXT,
+        git_remote     TEXT,
+        files_count    INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX docs_snapshots_created ON docs_snapshots (created_at);
+
+      CREATE TABLE docs_snapshot_members (
+        snapshot_id TEXT NOT NULL REFERENCES docs_snapshots (snapshot_id) ON DELETE CASCADE,
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        PRIMARY KEY (snapshot_id, document_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX docs_snapshot_members_document ON docs_snapshot_members (document_id);
+
+      CREATE VIRTUAL TABLE docs_fts USING fts5(
+        title, path, body,
+        content = '', contentless_delete = 1,
+        tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'"
+      );
+
+      CREATE TABLE docs_terms (
+        id   INTEGER PRIMARY KEY,
+        term TEXT NOT NULL UNIQUE
+      ) STRICT;
+      CREATE VIRTUAL TABLE docs_terms_fts USING fts5(
+        term, content = 'docs_terms', content_rowid = 'id', tokenize = 'trigram'
+      );
+
+      CREATE TABLE docs_vectors (
+        id          INTEGER PRIMARY KEY,
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        model       TEXT NOT NULL,
+        vector      BLOB NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_vectors_document ON docs_vectors (document_id);
+
+      CREATE TABLE docs_graph_nodes (
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        node_key    TEXT NOT NULL,
+        type        TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        line        INTEGER NOT NULL,
+        PRIMARY KEY (document_id, node_key)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX docs_graph_nodes_key ON docs_graph_nodes (node_key);
+      CREATE INDEX docs_graph_nodes_name ON docs_graph_nodes (name);
+
+      CREATE TABLE docs_graph_edges (
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        src         TEXT NOT NULL,
+        dst         TEXT NOT NULL,
+        relation    TEXT NOT NULL,
+        line        INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_graph_edges_src ON docs_graph_edges (src, relation);
+      CREATE INDEX docs_graph_edges_dst ON docs_graph_edges (dst, relation);
+      CREATE INDEX docs_graph_edges_document ON docs_graph_edges (document_id);
+    `,
+  },
+  {
+    version: 11,
+    name: "document sessions: current session, pins, served suggestions",
+    sql: `
+      CREATE TABLE docs_sessions (
+        session_id  TEXT PRIMARY KEY,
+        label       TEXT,
+        description TEXT,
+        started_at  INTEGER NOT NULL,
+        stopped_at  INTEGER,
+        is_current  INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE UNIQUE INDEX docs_sessions_current ON docs_sessions (is_current) WHERE is_current = 1;
+
+      CREATE TABLE docs_session_pins (
+        session_id  TEXT NOT NULL REFERENCES docs_sessions (session_id) ON DELETE CASCADE,
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        pinned_at   INTEGER NOT NULL,
+        PRIMARY KEY (session_id, document_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX docs_session_pins_document ON docs_session_pins (document_id);
+
+      CREATE TABLE docs_suggestions_served (
+        id         INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        query_key  TEXT NOT NULL,
+        served     TEXT NOT NULL,
+        ts         INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_suggestions_served_lookup ON docs_suggestions_served (session_id, query_key, id);
+    `,
+  },
 ];

@@ -4,6 +4,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { delimiter } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePaths } from "../../src/core/config.ts";
 import { permissionFlags } from "../../src/core/permissions.ts";
@@ -26,7 +27,9 @@ export async function connectStdio(
 ): Promise<StdioSession> {
   const home = options.home ?? await Deno.makeTempDir({ prefix: "vantage-mcp-" });
   const env = { ...Deno.env.toObject(), VANTAGE_HOME: home, ...options.env };
-  const flags = permissionFlags("mcp-serve", resolvePaths(home), []);
+  // The document roots the server may read and write, exactly as a user would grant them.
+  const roots = (options.env?.VANTAGE_ROOTS ?? "").split(delimiter).filter((root) => root !== "");
+  const flags = permissionFlags("mcp-serve", resolvePaths(home), roots);
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", ...flags, MAIN, "mcp-serve", ...args],

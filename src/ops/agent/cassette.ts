@@ -1,5 +1,6 @@
 /**
- * The `agent` cassette: TMA1's ten perception and history operations.
+ * The `agent` cassette: TMA1's ten perception and history operations, and
+ * the cross-session reads the dashboard browses.
  *
  * @module
  */
@@ -13,7 +14,12 @@ import { getPeerSessionsOperation } from "./get_peer_sessions.ts";
 import { getProjectStateOperation } from "./get_project_state.ts";
 import { getSessionStateOperation } from "./get_session_state.ts";
 import { getSessionTranscriptOperation } from "./get_session_transcript.ts";
+import { listAnomaliesOperation } from "./list_anomalies.ts";
+import { listSessionsOperation } from "./list_sessions.ts";
+import { overviewOperation } from "./overview.ts";
 import { searchSessionsOperation } from "./search_sessions.ts";
+import { sessionTimelineOperation } from "./session_timeline.ts";
+import { usageTimeseriesOperation } from "./usage_timeseries.ts";
 
 /** The built-in `agent` cassette. */
 export const agentCassette: Cassette = {
@@ -32,5 +38,11 @@ export const agentCassette: Cassette = {
     searchSessionsOperation,
     getSessionTranscriptOperation,
     execQueryOperation,
+    // Dashboard reads: cross-session views a person browses rather than an agent asks for.
+    overviewOperation,
+    listSessionsOperation,
+    usageTimeseriesOperation,
+    sessionTimelineOperation,
+    listAnomaliesOperation,
   ],
 };

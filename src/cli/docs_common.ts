@@ -1,0 +1,91 @@
+/**
+ * What the friendly document commands (`add`, `search`, `grep`, `get`,
+ * `ls`, `restore`, `rm`) share: running one `docs` operation through the
+ * same executor as every other surface, and reading common flags.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import { builtinCatalog } from "../ops/builtin.ts";
+import { executeOperation } from "../ops/executor.ts";
+import { vantageServices } from "../ops/runtime.ts";
+import { callerFromFlags } from "./caller.ts";
+
+/**
+ * Runs `operationId` with `args` for the CLI caller and returns its result;
+ * any failure becomes a thrown error the CLI turns into one line and an
+ * exit code.
+ */
+export async function runDocsOperation(
+  operationId: string,
+  args: Record<string, unknown>,
+  scopes: string | boolean | undefined,
+): Promise<Record<string, unknown>> {
+  const services = vantageServices();
+  try {
+    const response = await executeOperation(
+      builtinCatalog(),
+      operationId,
+      args,
+      callerFromFlags(scopes),
+      { services },
+    );
+    if ("result" in response) return response.result as Record<string, unknown>;
+    if ("operation_error" in response) {
+      const kind = response.operation_error.details?.kind;
+      throw new VantageError(
+        typeof kind === "string" ? kind as VantageError["kind"] : "operation_error",
+        response.operation_error.message,
+      );
+    }
+    throw new VantageError(response.error.kind, response.error.message);
+  } finally {
+    services.close();
+  }
+}
+
+/** Reads a positive integer flag, naming the flag when the value is not one. */
+export function integerFlag(
+  name: string,
+  value: string | boolean | undefined,
+  min = 0,
+): number | undefined {
+  if (value === undefined || typeof value === "boolean") return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min) {
+    throw new VantageError(
+      "invalid_arguments",
+      `--${name} must be an integer of at least ${min}; got '${value}'`,
+    );
+  }
+  return number;
+}
+
+/** Reads a string flag (undefined when absent). */
+export function stringFlag(value: string | boolean | undefined): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Splits a comma-separated flag into a list (undefined when absent). */
+export function listFlag(value: string | boolean | undefined): string[] | undefined {
+  if (typeof value !== "string") return undefined;
+  return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+}
+
+/** Sets `key` on `target` only when `value` is defined (so the operation's defaults apply). */
+export function setDefined(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) target[key] = value;
+}
+
+/** Human-readable byte count. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,63 @@
+/**
+ * `vantage rm <name|glob>…`: deletes stored documents through `docs.delete`.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import { type Command, parseFlags, writeStdout } from "./command.ts";
+import { formatBytes, runDocsOperation, setDefined, stringFlag } from "./docs_common.ts";
+
+/** The `rm` command. */
+export const command: Command = {
+  name: "rm",
+  summary: "Delete stored documents by name, glob or hash",
+  usage: `Usage: vantage rm <name|glob>... [options]
+
+Deletes stored documents (every version of each matched path); chunks no
+document uses any more are freed.
+
+Options:
+  --hash PREFIX   Delete documents with this content hash (8+ hex characters)
+  --dry-run       Report what would be deleted
+  --scopes LIST   Act with these scopes (default: all local scopes)
+  --json          Print the operation's result as JSON
+  -h, --help      Show this help`,
+  async run(args) {
+    const { values, positionals } = parseFlags("rm", args, {
+      hash: { type: "string" },
+      "dry-run": { type: "boolean" },
+      scopes: { type: "string" },
+      json: { type: "boolean" },
+    }, Infinity);
+    const hash = stringFlag(values.hash);
+    if (positionals.length === 0 && hash === undefined) {
+      throw new VantageError(
+        "invalid_arguments",
+        "give a name, glob or --hash (see 'vantage rm --help')",
+      );
+    }
+    const params: Record<string, unknown> = {};
+    if (positionals.length > 0) params.names = positionals;
+    setDefined(params, "hash", hash);
+    if (values["dry-run"] === true) params.dry_run = true;
+    const result = await runDocsOperation("docs.delete", params, values.scopes);
+    if (values.json === true) {
+      writeStdout(JSON.stringify(result, null, 2) + "\n");
+      return 0;
+    }
+    for (const doc of result.documents as Array<{ path: string; hash: string }>) {
+      writeStdout(
+        `${result.dry_run ? "would delete" : "deleted"} ${doc.path} (${doc.hash.slice(0, 12)})\n`,
+      );
+    }
+    writeStdout(
+      `${result.deleted} document${result.deleted === 1 ? "" : "s"}` +
+        (result.dry_run
+          ? " would be deleted\n"
+          : `; ${result.chunks_freed} chunks (${
+            formatBytes(result.bytes_freed as number)
+          }) freed\n`),
+    );
+    return result.deleted === 0 ? 1 : 0;
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * The dashboard's files, embedded in the program through text imports (no
+ * build step, nothing fetched from elsewhere at run time), keyed by the path
+ * they are served at. uPlot comes from its npm package, pinned in deno.json.
+ *
+ * @module
+ */
+import uplotCss from "uplot/dist/uPlot.min.css" with { type: "text" };
+import uplotJs from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
+import iconSvg from "./icon.svg" with { type: "text" };
+import indexHtml from "./index.html" with { type: "text" };
+import stylesCss from "./styles.css" with { type: "text" };
+import apiJs from "./js/api.js" with { type: "text" };
+import appJs from "./js/app.js" with { type: "text" };
+import chartsJs from "./js/charts.js" with { type: "text" };
+import domJs from "./js/dom.js" with { type: "text" };
+import anomaliesJs from "./js/pages/anomalies.js" with { type: "text" };
+import documentsJs from "./js/pages/documents.js" with { type: "text" };
+import operationsJs from "./js/pages/operations.js" with { type: "text" };
+import overviewJs from "./js/pages/overview.js" with { type: "text" };
+import searchJs from "./js/pages/search.js" with { type: "text" };
+import sessionJs from "./js/pages/session.js" with { type: "text" };
+import sessionsJs from "./js/pages/sessions.js" with { type: "text" };
+import sqlJs from "./js/pages/sql.js" with { type: "text" };
+
+/** One embedded file. */
+export interface DashboardAsset {
+  /** Its content. */
+  body: string;
+  /** Its content type. */
+  type: string;
+  /** A strong validator derived from the content. */
+  etag: string;
+}
+
+const HTML = "text/html; charset=utf-8";
+const JS = "text/javascript; charset=utf-8";
+const CSS = "text/css; charset=utf-8";
+const SVG = "image/svg+xml";
+
+const FILES: ReadonlyArray<[string, string, string]> = [
+  ["/", indexHtml, HTML],
+  ["/assets/icon.svg", iconSvg, SVG],
+  ["/assets/styles.css", stylesCss, CSS],
+  ["/assets/uPlot.min.css", uplotCss, CSS],
+  ["/assets/uPlot.iife.min.js", uplotJs, JS],
+  ["/assets/js/api.js", apiJs, JS],
+  ["/assets/js/app.js", appJs, JS],
+  ["/assets/js/charts.js", chartsJs, JS],
+  ["/assets/js/dom.js", domJs, JS],
+  ["/assets/js/pages/anomalies.js", anomaliesJs, JS],
+  ["/assets/js/pages/documents.js", documentsJs, JS],
+  ["/assets/js/pages/operations.js", operationsJs, JS],
+  ["/assets/js/pages/overview.js", overviewJs, JS],
+  ["/assets/js/pages/search.js", searchJs, JS],
+  ["/assets/js/pages/session.js", sessionJs, JS],
+  ["/assets/js/pages/sessions.js", sessionsJs, JS],
+  ["/assets/js/pages/sql.js", sqlJs, JS],
+];
+
+/** FNV-1a over the text: enough to tell two versions of a file apart. */
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `"${(hash >>> 0).toString(16)}-${text.length.toString(16)}"`;
+}
+
+let table: Map<string, DashboardAsset> | undefined;
+
+/**
+ * The embedded file served at `path`, if any (`/index.html` is `/`).
+ *
+ * @example
+ * ```ts
+ * import { dashboardAsset } from "./assets.ts";
+ * dashboardAsset("/")?.type; // "text/html; charset=utf-8"
+ * ```
+ */
+export function dashboardAsset(path: string): DashboardAsset | undefined {
+  table ??= new Map(
+    FILES.map(([at, body, type]) => [at, { body, type, etag: fingerprint(body) }]),
+  );
+  return table.get(path === "/index.html" ? "/" : path);
+}
+
+/** Every embedded path, for tests and tooling. */
+export function dashboardPaths(): string[] {
+  return FILES.map(([path]) => path);
+}

@@ -1,0 +1,112 @@
+/**
+ * `/api/ops`, `/api/ops/:operation_id` and `/api/query`: the catalog over
+ * JSON. Listing shows what the caller may run with its schemas; running goes
+ * through the one executor, so scopes, validation, limits and error kinds
+ * are exactly those of MCP and the CLI. Only the status code is HTTP's own.
+ *
+ * @module
+ */
+import { type ErrorKind, httpStatusFor } from "../core/errors.ts";
+import type { Catalog } from "../ops/catalog.ts";
+import { executeOperation, type ExecuteResponse } from "../ops/executor.ts";
+import type { Caller } from "../ops/operation.ts";
+import type { Services } from "../ops/services.ts";
+import { json } from "./responses.ts";
+
+/** What the operation routes run against. */
+export interface OpsContext {
+  /** The catalog. */
+  catalog: Catalog;
+  /** Services for the operations. */
+  services: Services;
+}
+
+const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
+  "invalid_arguments",
+  "unknown_operation",
+  "forbidden",
+  "timeout",
+  "result_too_large",
+  "invalid_result",
+  "operation_error",
+  "not_found",
+  "conflict",
+  "unavailable",
+  "internal_error",
+]);
+
+/**
+ * The HTTP status of an executor response: 200 for a result, the error
+ * kind's status otherwise. An operation's own failure keeps the kind it
+ * raised (`not_found` → 404) and is `operation_error` (422) otherwise.
+ */
+export function statusOf(response: ExecuteResponse): number {
+  if ("error" in response) return httpStatusFor(response.error.kind);
+  if ("operation_error" in response) {
+    const raised = response.operation_error.details?.kind;
+    return httpStatusFor(
+      typeof raised === "string" && KINDS.has(raised) ? raised as ErrorKind : "operation_error",
+    );
+  }
+  return 200;
+}
+
+/** GET /api/ops: the operations the caller may run, with their schemas. */
+export function listOperations(context: OpsContext, caller: Caller, url: URL): Response {
+  const query = url.searchParams.get("q") ?? "";
+  const cassette = url.searchParams.get("cassette") ?? undefined;
+  const visible = context.catalog.visibleTo(caller).length;
+  const found = context.catalog.search(query, caller, { limit: visible, cassette });
+  return json({
+    scopes: caller.scopes,
+    cassettes: context.catalog.cassettes.map((c) => ({
+      name: c.name,
+      source: c.source,
+      description: c.description,
+    })),
+    count: found.results.length,
+    operations: found.results,
+  });
+}
+
+/** POST /api/ops/:operation_id: runs one operation; the body is its arguments. */
+export async function runOperation(
+  context: OpsContext,
+  caller: Caller,
+  operationId: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Response> {
+  const response = await executeOperation(context.catalog, operationId, args, caller, {
+    services: context.services,
+    signal,
+  });
+  return json(response, statusOf(response));
+}
+
+/**
+ * POST /api/query: one read-only SELECT, run as `agent.exec_query` (same
+ * caps, same read-only connection, same `sql:read` scope); the answer is
+ * the result grid itself, or the error.
+ */
+export async function runQuery(
+  context: OpsContext,
+  caller: Caller,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Response> {
+  const response = await executeOperation(context.catalog, "agent.exec_query", body, caller, {
+    services: context.services,
+    signal,
+  });
+  if ("result" in response) return json(response.result);
+  if ("error" in response) return json({ error: response.error }, statusOf(response));
+  const details = response.operation_error.details ?? {};
+  const kind = typeof details.kind === "string" && KINDS.has(details.kind)
+    ? details.kind
+    : "operation_error";
+  return json(
+    { error: { kind, dispatched: false, message: response.operation_error.message } },
+    statusOf(response),
+  );
+}

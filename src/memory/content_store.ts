@@ -1,0 +1,359 @@
+/**
+ * The content-addressed store: a document's bytes are split by FastCDC into
+ * chunks, each kept once (zstd-compressed, keyed by its SHA-256, reference
+ * counted), and the document is the ordered list of its chunks under the
+ * SHA-256 of all its bytes. Every read re-hashes what it returns, so a
+ * damaged chunk is reported — naming the chunk and the document — instead
+ * of being handed back.
+ *
+ * Writes must run inside the caller's transaction; they are synchronous so a
+ * transaction never spans an `await`.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import type { DatabaseSync } from "../store/database.ts";
+import {
+  addChunkReferences,
+  chunkExists,
+  contentExists,
+  contentManifest,
+  contentSize,
+  deleteUnreferencedChunks,
+  insertChunk,
+  insertContent,
+  type ManifestEntry,
+  readChunk,
+} from "../store/docs_chunks.ts";
+import { chunkSpans, ChunkStream } from "./chunker.ts";
+import { compressChunk, decompressChunk } from "./compression.ts";
+import { ContentHasher, sha256Hex } from "./content_hash.ts";
+
+/** Files up to this size are read whole; larger ones are streamed in two passes. */
+export const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
+
+const PIECE_BYTES = 4 * 1024 * 1024;
+
+/** What storing one content did. */
+export interface PutResult {
+  /** SHA-256 of the whole content. */
+  hash: string;
+  /** Bytes. */
+  size: number;
+  /** Chunks the content is made of. */
+  chunk_count: number;
+  /** Chunks that were not stored before. */
+  new_chunks: number;
+  /** Raw bytes of those new chunks. */
+  new_bytes: number;
+  /** Their bytes as stored (after compression). */
+  stored_bytes: number;
+  /** True when the content was already stored (nothing was written). */
+  existed: boolean;
+}
+
+/** A stored chunk does not match its hash, cannot be decoded, or is missing. */
+export class CorruptContentError extends VantageError {
+  /** Creates the error for one chunk of one document. */
+  constructor(message: string, details: Record<string, unknown>) {
+    super("internal_error", message, { details });
+    this.name = "CorruptContentError";
+  }
+}
+
+class ChunkWriter {
+  readonly manifest: ManifestEntry[] = [];
+  newChunks = 0;
+  newBytes = 0;
+  storedBytes = 0;
+  #offset = 0;
+
+  constructor(private readonly db: DatabaseSync) {}
+
+  write(data: Uint8Array): void {
+    const hash = sha256Hex(data);
+    if (chunkExists(this.db, hash)) {
+      addChunkReferences(this.db, hash, 1);
+    } else {
+      const stored = compressChunk(data);
+      insertChunk(this.db, hash, data.length, stored);
+      this.newChunks++;
+      this.newBytes += data.length;
+      this.storedBytes += stored.length;
+    }
+    this.manifest.push({
+      seq: this.manifest.length,
+      chunk_hash: hash,
+      offset: this.#offset,
+      length: data.length,
+    });
+    this.#offset += data.length;
+  }
+
+  /**
+   * Gives back the references taken so far (the content will not be
+   * recorded); chunks left unreferenced are removed by the next collection.
+   */
+  abandon(): void {
+    for (const entry of this.manifest) addChunkReferences(this.db, entry.chunk_hash, -1);
+    this.manifest.length = 0;
+  }
+
+  finish(hash: string, size: number, now: number): PutResult {
+    insertContent(this.db, hash, size, this.manifest, now);
+    return {
+      hash,
+      size,
+      chunk_count: this.manifest.length,
+      new_chunks: this.newChunks,
+      new_bytes: this.newBytes,
+      stored_bytes: this.storedBytes,
+      existed: false,
+    };
+  }
+}
+
+function existing(db: DatabaseSync, hash: string, size: number): PutResult {
+  return {
+    hash,
+    size,
+    chunk_count: contentManifest(db, hash).length,
+    new_chunks: 0,
+    new_bytes: 0,
+    stored_bytes: 0,
+    existed: true,
+  };
+}
+
+/**
+ * Stores bytes held in memory; an already stored content costs one lookup.
+ *
+ * @example
+ * ```ts ignore
+ * transaction(db, () => putContent(db, new TextEncoder().encode("hello"), Date.now()));
+ * ```
+ */
+export function putContent(db: DatabaseSync, bytes: Uint8Array, now: number): PutResult {
+  const hash = sha256Hex(bytes);
+  if (contentExists(db, hash)) return existing(db, hash, bytes.length);
+  const writer = new ChunkWriter(db);
+  for (const span of chunkSpans(bytes)) {
+    writer.write(bytes.subarray(span.offset, span.offset + span.length));
+  }
+  return writer.finish(hash, bytes.length, now);
+}
+
+/**
+ * Stores a file too large to hold in memory: one pass hashes it (an
+ * unchanged file stops there), a second chunks and stores it.
+ */
+export function putFileContent(db: DatabaseSync, path: string, now: number): PutResult {
+  const hasher = new ContentHasher();
+  for (const piece of filePieces(path)) hasher.update(piece);
+  const hash = hasher.digestHex();
+  const size = hasher.byteLength;
+  if (contentExists(db, hash)) return existing(db, hash, size);
+  const writer = new ChunkWriter(db);
+  const check = new ContentHasher();
+  try {
+    for (const chunk of chunksOf(filePieces(path))) {
+      check.update(chunk);
+      writer.write(chunk);
+    }
+  } catch (error) {
+    writer.abandon();
+    throw error;
+  }
+  // The file changed between the passes: storing it under the first hash would be a lie.
+  if (check.digestHex() !== hash) {
+    writer.abandon();
+    throw new VantageError(
+      "conflict",
+      `${path} changed while it was being stored; add it again once it is no longer being written`,
+      { details: { path } },
+    );
+  }
+  return writer.finish(hash, size, now);
+}
+
+/** Reads a file synchronously in fresh buffers (callers may keep each piece). */
+export function* filePieces(path: string, pieceBytes = PIECE_BYTES): Generator<Uint8Array> {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    while (true) {
+      const buffer = new Uint8Array(pieceBytes);
+      let filled = 0;
+      while (filled < buffer.length) {
+        const read = file.readSync(buffer.subarray(filled));
+        if (read === null) break;
+        filled += read;
+      }
+      if (filled > 0) yield buffer.subarray(0, filled);
+      if (filled < buffer.length) return;
+    }
+  } finally {
+    file.close();
+  }
+}
+
+/** Splits a sequence of byte pieces into FastCDC chunks (the same cuts as one buffer would get). */
+export function* chunksOf(pieces: Iterable<Uint8Array>): Generator<Uint8Array> {
+  const stream = new ChunkStream();
+  const pending: Uint8Array[] = [];
+  const take = (length: number): Uint8Array => {
+    const head = pending[0];
+    if (head.length >= length) {
+      const data = head.subarray(0, length);
+      if (head.length === length) pending.shift();
+      else pending[0] = head.subarray(length);
+      return data;
+    }
+    const data = new Uint8Array(length);
+    let filled = 0;
+    while (filled < length) {
+      const piece = pending[0];
+      const need = length - filled;
+      if (piece.length <= need) {
+        data.set(piece, filled);
+        filled += piece.length;
+        pending.shift();
+      } else {
+        data.set(piece.subarray(0, need), filled);
+        pending[0] = piece.subarray(need);
+        filled += need;
+      }
+    }
+    return data;
+  };
+  for (const piece of pieces) {
+    if (piece.length === 0) continue;
+    pending.push(piece);
+    for (const span of stream.push(piece)) yield take(span.length);
+  }
+  for (const span of stream.finish()) yield take(span.length);
+}
+
+/** How a document is named in integrity errors. */
+export interface ContentLabel {
+  /** The document's path or name. */
+  path: string;
+  /** Its id, when known. */
+  id?: number;
+}
+
+/**
+ * Yields a stored content's bytes chunk by chunk, verifying each chunk's
+ * hash and length and finally the whole content's hash.
+ */
+export function* readContentPieces(
+  db: DatabaseSync,
+  hash: string,
+  label: ContentLabel,
+): Generator<Uint8Array> {
+  const size = contentSize(db, hash);
+  if (size === undefined) {
+    throw new CorruptContentError(
+      `the content of document ${label.path} (${hash}) is missing from the store`,
+      { document: label.path, document_hash: hash, document_id: label.id },
+    );
+  }
+  const whole = new ContentHasher();
+  for (const entry of contentManifest(db, hash)) {
+    const data = readVerifiedChunk(db, entry, hash, label);
+    whole.update(data);
+    yield data;
+  }
+  const actual = whole.digestHex();
+  if (actual !== hash || whole.byteLength !== size) {
+    throw new CorruptContentError(
+      `document ${label.path} (${hash}) is corrupt: its chunks reassemble to ${whole.byteLength} bytes hashing to ${actual}`,
+      { document: label.path, document_hash: hash, document_id: label.id, actual_hash: actual },
+    );
+  }
+}
+
+/** Reads a whole stored content, verified. */
+export function readContent(db: DatabaseSync, hash: string, label: ContentLabel): Uint8Array {
+  const pieces = [...readContentPieces(db, hash, label)];
+  if (pieces.length === 1) return pieces[0];
+  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const piece of pieces) {
+    out.set(piece, offset);
+    offset += piece.length;
+  }
+  return out;
+}
+
+/**
+ * Reads the first bytes of a stored content (at least `limit` when the
+ * content is that long), verifying every chunk it touches.
+ */
+export function readContentPrefix(
+  db: DatabaseSync,
+  hash: string,
+  label: ContentLabel,
+  limit: number,
+): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  for (const entry of contentManifest(db, hash)) {
+    if (total >= limit) break;
+    const data = readVerifiedChunk(db, entry, hash, label);
+    pieces.push(data);
+    total += data.length;
+  }
+  const out = new Uint8Array(Math.min(total, limit));
+  let offset = 0;
+  for (const piece of pieces) {
+    const take = Math.min(piece.length, out.length - offset);
+    out.set(piece.subarray(0, take), offset);
+    offset += take;
+    if (offset >= out.length) break;
+  }
+  return out;
+}
+
+function readVerifiedChunk(
+  db: DatabaseSync,
+  entry: ManifestEntry,
+  documentHash: string,
+  label: ContentLabel,
+): Uint8Array {
+  const details = {
+    chunk_hash: entry.chunk_hash,
+    chunk_index: entry.seq,
+    document: label.path,
+    document_hash: documentHash,
+    document_id: label.id,
+  };
+  const where =
+    `chunk ${entry.chunk_hash} (#${entry.seq}) of document ${label.path} (${documentHash})`;
+  const stored = readChunk(db, entry.chunk_hash);
+  if (stored === undefined) {
+    throw new CorruptContentError(`${where} is missing from the store`, details);
+  }
+  let data: Uint8Array;
+  try {
+    data = decompressChunk(stored.data);
+  } catch (error) {
+    throw new CorruptContentError(
+      `${where} is corrupt: ${error instanceof Error ? error.message : String(error)}`,
+      details,
+    );
+  }
+  const actual = sha256Hex(data);
+  if (actual !== entry.chunk_hash || data.length !== entry.length) {
+    throw new CorruptContentError(
+      `${where} is corrupt: its ${data.length} stored bytes hash to ${actual}; re-add the original file to repair it`,
+      { ...details, actual_hash: actual },
+    );
+  }
+  return data;
+}
+
+/** Deletes chunks no content references any more; returns how many and the bytes freed. */
+export function collectGarbage(db: DatabaseSync): { chunks: number; bytes: number } {
+  return deleteUnreferencedChunks(db);
+}

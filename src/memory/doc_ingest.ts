@@ -1,0 +1,645 @@
+/**
+ * Adding documents: a file, a folder (recursive, include/exclude globs) or
+ * inline content. Bytes go to the content store, then a document row records
+ * path, name, type, size, times, tags, metadata, collection, snapshot and
+ * session, and the index rows are written. Work is done in batches, each one
+ * synchronous transaction, with a pause between batches so a time limit or
+ * cancellation can stop a long add.
+ *
+ * @module
+ */
+import { basename, extname, join, relative, resolve } from "node:path";
+import { VantageError } from "../core/errors.ts";
+import { type DatabaseSync, transaction } from "../store/database.ts";
+import {
+  addTags,
+  documentByPathAndHash,
+  type DocumentRow,
+  insertDocument,
+  latestDocumentForPath,
+  refreshDocument,
+  setMetadata,
+  supersedeOtherVersions,
+} from "../store/docs_documents.ts";
+import {
+  addSnapshotMember,
+  refreshSnapshotCount,
+  snapshotExists,
+  upsertSnapshot,
+} from "../store/docs_snapshots.ts";
+import { syncTermIndex } from "../store/docs_fts.ts";
+import { bumpCounter, useLargePageCache } from "../store/docs_statements.ts";
+import {
+  collectGarbage,
+  filePieces,
+  MAX_IN_MEMORY_BYTES,
+  putContent,
+  putFileContent,
+  type PutResult,
+} from "./content_store.ts";
+import {
+  embedPending,
+  forgetVocabulary,
+  indexDocument,
+  markVectorsIncomplete,
+  MAX_INDEXED_BYTES,
+  type PendingVectors,
+  unindexDocument,
+} from "./doc_index.ts";
+import type { Embedder } from "./embedder.ts";
+import { syncEmbedding } from "./embedding_config.ts";
+import { gitInfo } from "./git_info.ts";
+import { createGlobMatcher } from "./glob.ts";
+import { extractText } from "./text_extract.ts";
+
+/** How documents are added. */
+export interface IngestOptions {
+  /** Tags to add to every document. */
+  tags?: readonly string[];
+  /** Metadata to set on every document. */
+  metadata?: Record<string, string>;
+  /** Collection to put documents in. */
+  collection?: string;
+  /** Snapshot id to use (default: a new ISO-timestamp id). */
+  snapshotId?: string;
+  /** Snapshot label. */
+  snapshotLabel?: string;
+  /** Session the documents are added in (null: none). */
+  session: string | null;
+  /** Globs a file's path below the folder must match (default: all). */
+  include?: readonly string[];
+  /** Globs that exclude files below the folder. */
+  exclude?: readonly string[];
+  /** Descend into sub-folders (default true). */
+  recursive?: boolean;
+  /** Folders never to descend into (the data home). */
+  skipFolders?: readonly string[];
+  /** Skip files whose size and modification time match the stored latest version. */
+  skipUnchangedByStat?: boolean;
+  /** URL a downloaded document came from. */
+  sourceUrl?: string;
+  /** The embedder. */
+  embedder: Embedder;
+  /** "Now", ms. */
+  now: number;
+  /** Stops a long add between batches. */
+  signal?: AbortSignal;
+}
+
+/** What happened to one document. */
+export interface IngestedDocument {
+  /** Document id. */
+  id: number;
+  /** Content hash. */
+  hash: string;
+  /** Stored path. */
+  path: string;
+  /** Base name. */
+  name: string;
+  /** Bytes. */
+  size: number;
+  /** MIME type. */
+  mime: string;
+  /** `added` (new path), `updated` (new content for a known path) or `unchanged`. */
+  status: "added" | "updated" | "unchanged";
+}
+
+/** The outcome of an add. */
+export interface IngestReport {
+  /** Snapshot the documents were recorded in. */
+  snapshot_id: string;
+  /** Session they were added in. */
+  session_id: string | null;
+  /** Files looked at. */
+  files_scanned: number;
+  /** New paths. */
+  documents_added: number;
+  /** Known paths with new content. */
+  documents_updated: number;
+  /** Documents whose content was already stored under the same path. */
+  documents_unchanged: number;
+  /** Bytes of every document added. */
+  bytes: number;
+  /** Chunks that were not stored before. */
+  new_chunks: number;
+  /** Raw bytes of those chunks. */
+  new_bytes: number;
+  /** Their compressed size. */
+  stored_bytes: number;
+  /** Each document, in the order processed. */
+  documents: IngestedDocument[];
+  /** Files that could not be added, with the reason. */
+  skipped: Array<{ path: string; reason: string }>;
+  /** Problems that did not stop the add (an embedding service that did not answer). */
+  warnings: string[];
+}
+
+/** One file to add. */
+interface FileEntry {
+  path: string;
+  relativePath: string;
+  /** Display name when it is not the path's base name (inline content, downloads). */
+  name?: string;
+  /** The file's status, when the listing already read it. */
+  info?: Deno.FileInfo;
+}
+
+/** Inline content to add. */
+export interface InlineDocument {
+  /** Name (also used as its path). */
+  name: string;
+  /** The bytes. */
+  bytes: Uint8Array;
+  /** Path to store it under (default: the name). */
+  path?: string;
+  /** Modification time, ms (default now). */
+  modified?: number;
+}
+
+const BATCH_FILES = 256;
+const BATCH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Adds a file or a folder, which must already be checked for read access.
+ *
+ * @example
+ * ```ts ignore
+ * const report = await ingestPath(db, "/repo/docs", { session: null, embedder, now: Date.now() });
+ * ```
+ */
+export async function ingestPath(
+  db: DatabaseSync,
+  path: string,
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const absolute = resolve(path);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(absolute);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new VantageError("not_found", `no file or folder at ${absolute}`, {
+        details: { path: absolute },
+      });
+    }
+    throw error;
+  }
+  const report = newReport(options);
+  const isDirectory = info.isDirectory;
+  const git = isDirectory ? await gitInfo(absolute) : { commit: null, branch: null, remote: null };
+  const files = isDirectory
+    ? await listFiles(absolute, options, report)
+    : [{ path: absolute, relativePath: basename(absolute) }];
+  await ingestList(
+    db,
+    files,
+    isDirectory ? absolute : resolve(absolute, ".."),
+    git,
+    options,
+    report,
+  );
+  return report;
+}
+
+/**
+ * Adds specific files below `root` (as a watcher does after changes); files
+ * that no longer exist are skipped.
+ */
+export async function ingestFiles(
+  db: DatabaseSync,
+  root: string,
+  paths: readonly string[],
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const report = newReport(options);
+  const files = paths.map((path) => ({
+    path,
+    relativePath: relative(root, path).replaceAll("\\", "/"),
+  }));
+  await ingestList(db, files, root, { commit: null, branch: null, remote: null }, options, report);
+  return report;
+}
+
+async function ingestList(
+  db: DatabaseSync,
+  files: readonly FileEntry[],
+  directory: string,
+  git: { commit: string | null; branch: string | null; remote: string | null },
+  options: IngestOptions,
+  report: IngestReport,
+): Promise<void> {
+  const ingest = new Ingest(db, options, report);
+  ingest.openSnapshot(directory, git);
+  const restoreCache = useLargePageCache(db);
+  try {
+    await addInBatches(ingest, files, options);
+  } finally {
+    restoreCache();
+  }
+}
+
+async function addInBatches(
+  ingest: Ingest,
+  files: readonly FileEntry[],
+  options: IngestOptions,
+): Promise<void> {
+  let batch: FileEntry[] = [];
+  let batchBytes = 0;
+  const flush = () => {
+    const work = batch;
+    batch = [];
+    batchBytes = 0;
+    ingest.write(() => {
+      for (const file of work) ingest.addFile(file);
+    });
+  };
+  for (const file of files) {
+    batch.push(file);
+    batchBytes += file.info?.size ?? fileSize(file.path);
+    if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) {
+      flush();
+      await pause(options.signal);
+    }
+  }
+  if (batch.length > 0) flush();
+  await ingest.finish();
+}
+
+/** Adds inline content (a `content` + `name` add, or downloaded bytes). */
+export async function ingestInline(
+  db: DatabaseSync,
+  documents: readonly InlineDocument[],
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const report = newReport(options);
+  const ingest = new Ingest(db, options, report);
+  ingest.openSnapshot(null, { commit: null, branch: null, remote: null });
+  const restoreCache = useLargePageCache(db);
+  try {
+    ingest.write(() => {
+      for (const doc of documents) {
+        report.files_scanned++;
+        const path = doc.path ?? doc.name;
+        const modified = doc.modified ?? options.now;
+        ingest.record(
+          { path, relativePath: doc.name, name: doc.name },
+          putContent(db, doc.bytes, options.now),
+          doc.bytes,
+          { created: modified, modified },
+        );
+      }
+    });
+    await ingest.finish();
+  } finally {
+    restoreCache();
+  }
+  return report;
+}
+
+function newReport(options: IngestOptions): IngestReport {
+  return {
+    snapshot_id: "",
+    session_id: options.session,
+    files_scanned: 0,
+    documents_added: 0,
+    documents_updated: 0,
+    documents_unchanged: 0,
+    bytes: 0,
+    new_chunks: 0,
+    new_bytes: 0,
+    stored_bytes: 0,
+    documents: [],
+    skipped: [],
+    warnings: [],
+  };
+}
+
+class Ingest {
+  #pending: PendingVectors[] = [];
+  #embed: ((text: string) => Float32Array) | undefined;
+  #snapshotId = "";
+  #snapshotOpened = false;
+  #snapshotRow: Parameters<typeof upsertSnapshot>[1] | undefined;
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly options: IngestOptions,
+    private readonly report: IngestReport,
+  ) {
+    this.#embed = syncEmbedding(options.embedder);
+  }
+
+  openSnapshot(
+    directory: string | null,
+    git: { commit: string | null; branch: string | null; remote: string | null },
+  ): void {
+    let id = this.options.snapshotId ?? newSnapshotId(this.options.now);
+    if (this.options.snapshotId === undefined) {
+      while (snapshotExists(this.db, id)) id = newSnapshotId(this.options.now);
+    }
+    this.#snapshotId = id;
+    this.report.snapshot_id = id;
+    this.#snapshotRow = {
+      snapshot_id: id,
+      label: this.options.snapshotLabel ?? null,
+      created_at: this.options.now,
+      directory_path: directory,
+      collection: this.options.collection ?? null,
+      session_id: this.options.session,
+      git_commit: git.commit,
+      git_branch: git.branch,
+      git_remote: git.remote,
+      files_count: 0,
+    };
+  }
+
+  /** Runs `work` in one transaction, bumping the search generation when it commits. */
+  write(work: () => void): void {
+    const opensSnapshot = !this.#snapshotOpened;
+    try {
+      transaction(this.db, () => {
+        if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
+        work();
+        syncTermIndex(this.db);
+        bumpCounter(this.db, "index_generation");
+      });
+      this.#snapshotOpened = true;
+    } catch (error) {
+      forgetVocabulary(this.db);
+      throw error;
+    }
+  }
+
+  addFile(file: FileEntry): void {
+    this.report.files_scanned++;
+    let info: Deno.FileInfo;
+    try {
+      info = file.info ?? Deno.statSync(file.path);
+    } catch (error) {
+      this.report.skipped.push({ path: file.path, reason: messageOf(error) });
+      return;
+    }
+    const times = {
+      created: info.birthtime?.getTime() ?? info.mtime?.getTime() ?? this.options.now,
+      modified: info.mtime?.getTime() ?? this.options.now,
+    };
+    if (this.options.skipUnchangedByStat) {
+      const latest = latestDocumentForPath(this.db, file.path);
+      if (
+        latest !== undefined && latest.size === info.size && latest.modified_at === times.modified
+      ) {
+        this.#membership(latest);
+        this.#note(latest, "unchanged");
+        return;
+      }
+    }
+    // Reading comes first, so a file that cannot be read is skipped before anything is written.
+    // (No savepoint per file: FTS5 flushes its pending index at every savepoint.)
+    try {
+      if (info.size > MAX_IN_MEMORY_BYTES) {
+        const prefix = readPrefix(file.path, MAX_INDEXED_BYTES);
+        this.record(file, putFileContent(this.db, file.path, this.options.now), prefix, times);
+      } else {
+        const bytes = Deno.readFileSync(file.path);
+        this.record(file, putContent(this.db, bytes, this.options.now), bytes, times);
+      }
+    } catch (error) {
+      if (!isFileProblem(error)) throw error;
+      this.report.skipped.push({ path: file.path, reason: messageOf(error) });
+    }
+  }
+
+  /** Records one stored content as a document at `file.path`. */
+  record(
+    file: FileEntry,
+    put: PutResult,
+    bytes: Uint8Array,
+    times: { created: number; modified: number },
+  ): void {
+    const db = this.db;
+    const options = this.options;
+    this.report.bytes += put.size;
+    this.report.new_chunks += put.new_chunks;
+    this.report.new_bytes += put.new_bytes;
+    this.report.stored_bytes += put.stored_bytes;
+    const existing = documentByPathAndHash(db, file.path, put.hash);
+    if (existing !== undefined) {
+      refreshDocument(db, existing.id, {
+        relative_path: file.relativePath,
+        modified_at: times.modified,
+        collection: options.collection,
+        session_id: options.session ?? undefined,
+      });
+      if (existing.is_latest === 0) {
+        for (const old of supersedeOtherVersions(db, file.path, existing.id)) {
+          unindexDocument(db, old);
+        }
+        this.#index(existing.id, file.path, existing.title, bytes);
+      }
+      this.#decorate(existing.id);
+      this.#membership(existing);
+      this.#note(existing, "unchanged");
+      return;
+    }
+    const previous = latestDocumentForPath(db, file.path);
+    const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
+    const name = basename(file.name ?? file.path) || file.relativePath;
+    const extracted = extractText(file.name ?? file.path, prefix);
+    const row = {
+      hash: put.hash,
+      path: file.path,
+      relative_path: file.relativePath,
+      name,
+      extension: extname(name).toLowerCase(),
+      mime: extracted.mime,
+      is_text: extracted.isText ? 1 : 0,
+      size: put.size,
+      title: (extracted.title ?? name).slice(0, 500),
+      created_at: times.created,
+      modified_at: times.modified,
+      indexed_at: options.now,
+      collection: options.collection ?? null,
+      snapshot_id: this.#snapshotId,
+      session_id: options.session,
+      source_url: options.sourceUrl ?? null,
+    };
+    const embedsNow = this.#embed !== undefined && extracted.text !== undefined;
+    const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
+    for (const old of supersedeOtherVersions(db, file.path, id)) unindexDocument(db, old);
+    this.#indexText(id, file.path, row.title, extracted.text, embedsNow);
+    this.#decorate(id);
+    this.#note(
+      { id, ...row, is_latest: 1, vector_model: null },
+      previous === undefined ? "added" : "updated",
+    );
+  }
+
+  #index(id: number, path: string, title: string, bytes: Uint8Array): void {
+    const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
+    this.#indexText(id, path, title, extractText(path, prefix).text);
+  }
+
+  #indexText(
+    id: number,
+    path: string,
+    title: string,
+    text: string | undefined,
+    modelRecorded = false,
+  ): void {
+    indexDocument(this.db, { model: this.options.embedder.id, embed: this.#embed }, {
+      id,
+      path,
+      title,
+      text,
+      modelRecorded,
+    });
+    if (this.#embed === undefined && text !== undefined) {
+      // Until the embedding service has answered, a later search must know to fill the gap.
+      if (this.#pending.length === 0) markVectorsIncomplete(this.db);
+      this.#pending.push({ id, title, text });
+    }
+  }
+
+  #decorate(id: number): void {
+    if (this.options.tags !== undefined && this.options.tags.length > 0) {
+      addTags(this.db, id, this.options.tags);
+    }
+    if (this.options.metadata !== undefined && Object.keys(this.options.metadata).length > 0) {
+      setMetadata(this.db, id, this.options.metadata);
+    }
+  }
+
+  #membership(doc: DocumentRow): void {
+    if (doc.snapshot_id !== this.#snapshotId) addSnapshotMember(this.db, this.#snapshotId, doc.id);
+  }
+
+  #note(doc: DocumentRow, status: IngestedDocument["status"]): void {
+    if (status === "added") this.report.documents_added++;
+    else if (status === "updated") this.report.documents_updated++;
+    else this.report.documents_unchanged++;
+    this.report.documents.push({
+      id: doc.id,
+      hash: doc.hash,
+      path: doc.path,
+      name: doc.name,
+      size: doc.size,
+      mime: doc.mime,
+      status,
+    });
+  }
+
+  async finish(): Promise<void> {
+    this.write(() => {
+      refreshSnapshotCount(this.db, this.#snapshotId);
+      // Chunks given back by a file that changed while it was stored.
+      collectGarbage(this.db);
+    });
+    if (this.#pending.length > 0) {
+      try {
+        await embedPending(
+          this.db,
+          this.options.embedder,
+          this.#pending,
+          (work) => transaction(this.db, work),
+        );
+      } catch (error) {
+        // The documents are stored and searchable by keyword; a later search embeds them.
+        this.report.warnings.push(
+          `embedding with ${this.options.embedder.id} failed (${
+            error instanceof Error ? error.message : String(error)
+          }); semantic search will embed these documents later`,
+        );
+      }
+      this.#pending = [];
+    }
+  }
+}
+
+/** A new snapshot id: the ISO time with three extra random digits for uniqueness. */
+export function newSnapshotId(now: number): string {
+  const iso = new Date(now).toISOString();
+  const extra = Math.floor(Math.random() * 1000).toString().padStart(3, "0");
+  return iso.replace("Z", `${extra}Z`);
+}
+
+async function listFiles(
+  root: string,
+  options: IngestOptions,
+  report: IngestReport,
+): Promise<FileEntry[]> {
+  const include = options.include !== undefined && options.include.length > 0
+    ? createGlobMatcher(options.include)
+    : undefined;
+  const exclude = options.exclude !== undefined && options.exclude.length > 0
+    ? createGlobMatcher(options.exclude)
+    : undefined;
+  const skip = new Set((options.skipFolders ?? []).map((folder) => resolve(folder)));
+  const recursive = options.recursive ?? true;
+  const files: FileEntry[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    if (skip.has(folder)) return;
+    const entries: Deno.DirEntry[] = [];
+    try {
+      for await (const entry of Deno.readDir(folder)) entries.push(entry);
+    } catch (error) {
+      report.skipped.push({ path: folder, reason: messageOf(error) });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      const relativePath = relative(root, path).replaceAll("\\", "/");
+      if (entry.isDirectory) {
+        // Git's object store is never a document; the user's files beside it are.
+        if (entry.name === ".git" || !recursive) continue;
+        if (exclude !== undefined && exclude(relativePath + "/")) continue;
+        await walk(path);
+      } else if (entry.isFile) {
+        if (include !== undefined && !include(relativePath)) continue;
+        if (exclude !== undefined && exclude(relativePath)) continue;
+        let info: Deno.FileInfo | undefined;
+        try {
+          info = Deno.statSync(path);
+        } catch {
+          // Gone already: the add reports it when it gets there.
+        }
+        files.push({ path, relativePath, info });
+      }
+      // Symbolic links are skipped: following them could leave the folder or loop.
+    }
+  };
+  await walk(root);
+  return files;
+}
+
+function fileSize(path: string): number {
+  try {
+    return Deno.statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+function readPrefix(path: string, limit: number): Uint8Array {
+  for (const piece of filePieces(path, limit)) return piece;
+  return new Uint8Array(0);
+}
+
+async function pause(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (signal?.aborted) {
+    const reason = signal.reason;
+    throw reason instanceof Error ? reason : new VantageError("timeout", "the add was cancelled");
+  }
+}
+
+function isFileProblem(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied ||
+    error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.IsADirectory ||
+    error instanceof Deno.errors.InvalidData ||
+    (error instanceof VantageError && error.kind === "conflict");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,99 @@
+/**
+ * Storage statistics in the YAMS `status` shape — documents, bytes, unique
+ * blocks and what deduplication saved — with an optional detailed breakdown
+ * and per-type counts.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "../store/database.ts";
+import { chunkTotals } from "../store/docs_chunks.ts";
+import { collectionRows, documentTotals, fileTypeCounts } from "../store/docs_documents.ts";
+import { edgeCount } from "../store/docs_graph.ts";
+import { currentSession } from "../store/docs_sessions.ts";
+import { snapshotCount } from "../store/docs_snapshots.ts";
+import { vectorCount } from "../store/docs_vectors.ts";
+
+/** The detailed breakdown of `status`. */
+export interface StatusDetails {
+  /** Latest versions of paths. */
+  latest_documents: number;
+  /** Latest text documents. */
+  text_documents: number;
+  /** Latest binary documents. */
+  binary_documents: number;
+  /** Distinct contents (SHA-256). */
+  unique_contents: number;
+  /** Raw bytes of the unique blocks. */
+  block_bytes: number;
+  /** Bytes stored after compression. */
+  stored_bytes: number;
+  /** Stored bytes over raw block bytes. */
+  compression_ratio: number;
+  /** Collections. */
+  collections: number;
+  /** Snapshots. */
+  snapshots: number;
+  /** Embedding vectors. */
+  vectors: number;
+  /** Code-graph edges. */
+  graph_edges: number;
+  /** The current session, if any. */
+  current_session: string | null;
+}
+
+/** The `status` report. */
+export interface StatusReport {
+  /** Stored documents (every version). */
+  total_objects: number;
+  /** Their bytes. */
+  total_bytes: number;
+  /** Distinct chunks stored. */
+  unique_blocks: number;
+  /** Bytes not stored again thanks to deduplication. */
+  deduplicated_bytes: number;
+  /** Deduplicated bytes over total bytes. */
+  dedup_ratio: number;
+  /** With `detailed`. */
+  details?: StatusDetails;
+  /** With `file_types`. */
+  file_types?: Array<{ extension: string; mime: string; count: number; bytes: number }>;
+}
+
+function ratio(part: number, whole: number): number {
+  return whole > 0 ? Math.round((part / whole) * 10000) / 10000 : 0;
+}
+
+/** Computes the status report. */
+export function storageStatus(
+  db: DatabaseSync,
+  options: { detailed?: boolean; fileTypes?: boolean },
+): StatusReport {
+  const docs = documentTotals(db);
+  const chunks = chunkTotals(db);
+  const deduplicated = Math.max(0, docs.bytes - chunks.raw_bytes);
+  const report: StatusReport = {
+    total_objects: docs.documents,
+    total_bytes: docs.bytes,
+    unique_blocks: chunks.chunks,
+    deduplicated_bytes: deduplicated,
+    dedup_ratio: ratio(deduplicated, docs.bytes),
+  };
+  if (options.detailed) {
+    report.details = {
+      latest_documents: docs.latest_documents,
+      text_documents: docs.text_documents,
+      binary_documents: docs.binary_documents,
+      unique_contents: docs.contents,
+      block_bytes: chunks.raw_bytes,
+      stored_bytes: chunks.stored_bytes,
+      compression_ratio: ratio(chunks.stored_bytes, chunks.raw_bytes),
+      collections: collectionRows(db).length,
+      snapshots: snapshotCount(db),
+      vectors: vectorCount(db),
+      graph_edges: edgeCount(db),
+      current_session: currentSession(db)?.session_id ?? null,
+    };
+  }
+  if (options.fileTypes) report.file_types = fileTypeCounts(db);
+  return report;
+}

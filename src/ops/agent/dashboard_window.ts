@@ -1,0 +1,53 @@
+/**
+ * The time window the dashboard's read operations share: a lookback in
+ * minutes and an optional end some minutes ago, clamped so no query scans
+ * more than the retention the store keeps.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { clamp } from "./common.ts";
+
+/** The longest lookback any dashboard read accepts: 400 days, in minutes. */
+export const MAX_LOOKBACK_MIN = 400 * 24 * 60;
+
+/** A resolved window, ms. */
+export interface TimeWindow {
+  /** Start (inclusive), ms. */
+  since: number;
+  /** End (exclusive), ms; open-ended (MAX_SAFE_INTEGER) when the window ends now. */
+  until: number;
+  /** The lookback used, minutes. */
+  since_min: number;
+}
+
+/** Schema of `since_min`. */
+export function sinceMinSchema(defaultMin: number): z.ZodOptional<z.ZodNumber> {
+  return z.number().int().optional().describe(
+    `Lookback in minutes, 1-${MAX_LOOKBACK_MIN} (default ${defaultMin})`,
+  );
+}
+
+/** Schema of `until_min`. */
+export const untilMinSchema: z.ZodOptional<z.ZodNumber> = z.number().int().min(0).optional()
+  .describe("End of the window, in minutes before now (default 0 = now)");
+
+/** The window's end as an ISO time (now when open-ended). */
+export function windowEnd(window: TimeWindow, now: number): string {
+  return new Date(Math.min(window.until, now)).toISOString();
+}
+
+/** Resolves `since_min` / `until_min` against `now`. */
+export function resolveWindow(
+  now: number,
+  sinceMin: number | undefined,
+  untilMin: number | undefined,
+  defaultMin: number,
+): TimeWindow {
+  const lookback = clamp(sinceMin, 1, MAX_LOOKBACK_MIN, defaultMin);
+  const back = clamp(untilMin, 0, MAX_LOOKBACK_MIN, 0);
+  const since = now - lookback * 60_000;
+  // A window ending now stays open: clocks of agents and server differ by a little.
+  const until = back === 0 ? Number.MAX_SAFE_INTEGER : Math.max(since, now - back * 60_000);
+  return { since, until, since_min: lookback };
+}

@@ -1,0 +1,74 @@
+/**
+ * `docs.restore`: writes the documents of a collection or snapshot back to
+ * disk below `output_directory`, byte-identical (verified), refusing any
+ * stored path that would land outside it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { restoreDocuments } from "../../memory/doc_restore.ts";
+import { requirePathAccess } from "../../memory/path_access.ts";
+import { defineOperation, type Operation } from "../operation.ts";
+import { docsContext, globList, globsSchema } from "./shared.ts";
+
+/** The `docs.restore` operation. */
+export const restoreOperation: Operation = defineOperation({
+  id: "docs.restore",
+  title: "Restore documents to disk",
+  description:
+    "Restore the documents of a `collection` or `snapshot_id` into `output_directory`, each at its path below the folder it was added from, verified byte for byte. include_patterns/exclude_patterns filter; existing files are skipped unless `overwrite`; `dry_run` only reports.",
+  input: z.object({
+    collection: z.string().min(1).optional().describe("Collection to restore"),
+    snapshot_id: z.string().min(1).optional().describe("Snapshot to restore"),
+    output_directory: z.string().min(1).describe("Folder to write into"),
+    include_patterns: globsSchema.optional().describe("Only paths matching these globs"),
+    exclude_patterns: globsSchema.optional().describe("Leave out paths matching these globs"),
+    dry_run: z.boolean().default(false).describe("Report without writing"),
+    overwrite: z.boolean().default(false).describe("Replace existing files"),
+  }),
+  output: z.object({
+    output_directory: z.string(),
+    dry_run: z.boolean(),
+    total: z.number().int(),
+    restored: z.number().int(),
+    skipped: z.number().int(),
+    refused: z.number().int(),
+    bytes: z.number().int(),
+    files: z.array(z.object({
+      path: z.string(),
+      source: z.string(),
+      hash: z.string(),
+      size: z.number().int(),
+      status: z.enum(["written", "would_write", "exists", "duplicate", "refused"]),
+      reason: z.string().optional(),
+    })),
+    files_truncated: z.boolean(),
+  }),
+  scopes: ["docs:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  composite: { tool: "execute", name: "restore" },
+  timeoutMs: 600_000,
+  run(context, input) {
+    const docs = docsContext(context);
+    const output = requirePathAccess(input.output_directory, "write");
+    const report = restoreDocuments(docs.db, {
+      collection: input.collection,
+      snapshotId: input.snapshot_id,
+      outputDirectory: output,
+      include: globList(input.include_patterns),
+      exclude: globList(input.exclude_patterns),
+      dryRun: input.dry_run,
+      overwrite: input.overwrite,
+    });
+    return {
+      ...report,
+      files: report.files.slice(0, 1000),
+      files_truncated: report.files.length > 1000,
+    };
+  },
+});

@@ -1,0 +1,172 @@
+/**
+ * What the `docs` and `session` operations share: the store, clock and
+ * embedder from the context, and the parameter schemas several of them use
+ * (session scope, tags, metadata).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { VantagePaths } from "../../core/config.ts";
+import type { IngestReport } from "../../memory/doc_ingest.ts";
+import { configuredEmbedder } from "../../memory/embedding_config.ts";
+import type { Embedder } from "../../memory/embedder.ts";
+import type { DatabaseSync } from "../../store/database.ts";
+import type { OperationContext } from "../operation.ts";
+import { CLOCK, DATABASE, PATHS } from "../runtime.ts";
+
+/** Everything a document operation reads from its context. */
+export interface DocsContext {
+  /** The store. */
+  db: DatabaseSync;
+  /** Now, ms. */
+  now: number;
+  /** The embedder configured for this process. */
+  embedder: Embedder;
+  /** The data home, never itself added as documents. */
+  home?: string;
+}
+
+/** Reads the store, clock and embedder from an operation context. */
+export function docsContext(context: OperationContext): DocsContext {
+  const services = context.services;
+  const paths: VantagePaths | undefined = services.has(PATHS) ? services.get(PATHS) : undefined;
+  return {
+    db: services.get(DATABASE),
+    now: services.has(CLOCK) ? services.get(CLOCK)() : Date.now(),
+    embedder: configuredEmbedder(),
+    home: paths?.home,
+  };
+}
+
+/** The session-scope parameters of search, list, grep and suggest_context. */
+export const sessionScopeFields = {
+  use_session: z.boolean().default(false).describe(
+    "Only documents added in (or pinned to) the current session",
+  ),
+  session: z.string().min(1).optional().describe("Only documents of this session"),
+  global_search: z.boolean().default(false).describe("Ignore session scoping"),
+};
+
+/** Tags: an array, or one comma-separated string. */
+export const tagsSchema = z.union([z.array(z.string().min(1)), z.string()]);
+
+/** Normalizes tags given either way. */
+export function tagList(value: string[] | string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = Array.isArray(value) ? value : value.split(",");
+  const tags = list.map((tag) => tag.trim()).filter((tag) => tag !== "");
+  return [...new Set(tags)];
+}
+
+/** Metadata: YAMS `key=value` strings, or an object. */
+export const metadataSchema = z.union([
+  z.array(z.string()),
+  z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+]);
+
+/** Read-only operation hints. */
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+/** Globs: an array, or one comma-separated string. */
+export const globsSchema = z.union([z.array(z.string()), z.string()]);
+
+/** Most documents listed one by one in an add's result. */
+export const LISTED_DOCUMENTS = 100;
+
+/** The result of an add (also used by download and watch). */
+export const ingestOutput = z.object({
+  hash: z.string().optional().describe("The document's hash when one document was added"),
+  path: z.string().optional(),
+  snapshot_id: z.string(),
+  session_id: z.string().nullable(),
+  files_scanned: z.number().int(),
+  documents_added: z.number().int(),
+  documents_updated: z.number().int(),
+  documents_unchanged: z.number().int(),
+  bytes: z.number().int(),
+  new_chunks: z.number().int(),
+  new_bytes: z.number().int(),
+  stored_bytes: z.number().int(),
+  documents: z.array(z.object({
+    id: z.number().int(),
+    hash: z.string(),
+    path: z.string(),
+    name: z.string(),
+    size: z.number().int(),
+    mime: z.string(),
+    status: z.enum(["added", "updated", "unchanged"]),
+  })),
+  documents_truncated: z.boolean(),
+  skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+  warnings: z.array(z.string()).optional(),
+});
+
+/** Shapes an ingest report as an operation result. */
+export function ingestResult(report: IngestReport): z.infer<typeof ingestOutput> {
+  const single = report.documents.length === 1 ? report.documents[0] : undefined;
+  return {
+    ...(single !== undefined ? { hash: single.hash, path: single.path } : {}),
+    snapshot_id: report.snapshot_id,
+    session_id: report.session_id,
+    files_scanned: report.files_scanned,
+    documents_added: report.documents_added,
+    documents_updated: report.documents_updated,
+    documents_unchanged: report.documents_unchanged,
+    bytes: report.bytes,
+    new_chunks: report.new_chunks,
+    new_bytes: report.new_bytes,
+    stored_bytes: report.stored_bytes,
+    documents: report.documents.slice(0, LISTED_DOCUMENTS),
+    documents_truncated: report.documents.length > LISTED_DOCUMENTS,
+    skipped: report.skipped.slice(0, LISTED_DOCUMENTS),
+    ...(report.warnings.length > 0 ? { warnings: report.warnings } : {}),
+  };
+}
+
+/** Splits comma-separated globs given as one string. */
+export function globList(value: string[] | string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = Array.isArray(value) ? value : value.split(",");
+  return list.map((item) => item.trim()).filter((item) => item !== "");
+}
+
+/** A document as the read operations report it. */
+export const documentInfoSchema = z.object({
+  id: z.number().int(),
+  hash: z.string(),
+  name: z.string(),
+  path: z.string(),
+  title: z.string(),
+  mime: z.string(),
+  type: z.enum(["text", "binary"]),
+  size: z.number().int(),
+  created: z.string(),
+  modified: z.string(),
+  indexed: z.string(),
+  collection: z.string().nullable(),
+  snapshot_id: z.string().nullable(),
+  session_id: z.string().nullable(),
+  source_url: z.string().nullable(),
+  latest: z.boolean(),
+  tags: z.array(z.string()),
+  metadata: z.record(z.string(), z.string()),
+});
+
+/** A node reached in the code graph. */
+export const graphNodeSchema = z.object({
+  node_key: z.string(),
+  type: z.string(),
+  name: z.string(),
+  depth: z.number().int(),
+  relation: z.string().optional(),
+  from: z.string().optional(),
+  line: z.number().int().optional(),
+  document_id: z.number().int().optional(),
+  hash: z.string().optional(),
+  path: z.string().optional(),
+});

@@ -1,0 +1,44 @@
+/**
+ * `session.start`: begins (or resumes) a named session and makes it
+ * current; documents added from now on carry it, in every process.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { beginSession } from "../../memory/doc_sessions.ts";
+import { docsContext } from "../docs/shared.ts";
+import { defineOperation, type Operation } from "../operation.ts";
+import { sessionInfoSchema } from "./shared.ts";
+
+/** The `session.start` operation. */
+export const startOperation: Operation = defineOperation({
+  id: "session.start",
+  title: "Start a session",
+  description:
+    "Begin a work session (or resume one by `name`) and make it current: documents added while it is current carry it, and search/list/grep/suggest_context with use_session see only them and what is pinned to it.",
+  input: z.object({
+    name: z.string().min(1).optional().describe("Session name (default: session-<time>)"),
+    label: z.string().min(1).optional().describe("Human label"),
+    description: z.string().optional().describe("What the session is for"),
+  }),
+  output: sessionInfoSchema.extend({ resumed: z.boolean() }),
+  scopes: ["session:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  composite: { tool: "session", name: "start" },
+  run(context, input) {
+    const docs = docsContext(context);
+    const { session, resumed } = beginSession(
+      docs.db,
+      input.name,
+      input.label,
+      input.description,
+      docs.now,
+    );
+    return { ...session, resumed };
+  },
+});

@@ -1,0 +1,35 @@
+/**
+ * `session.stop`: ends the current (or named) session. Its documents stay;
+ * only new additions stop carrying it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { endSession } from "../../memory/doc_sessions.ts";
+import { docsContext } from "../docs/shared.ts";
+import { defineOperation, type Operation } from "../operation.ts";
+import { sessionInfoSchema } from "./shared.ts";
+
+/** The `session.stop` operation. */
+export const stopOperation: Operation = defineOperation({
+  id: "session.stop",
+  title: "Stop a session",
+  description:
+    "End the current session (or the one named). Documents are kept; documents added afterwards are global again.",
+  input: z.object({
+    name: z.string().min(1).optional().describe("Session to stop (default: the current one)"),
+  }),
+  output: sessionInfoSchema,
+  scopes: ["session:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  composite: { tool: "session", name: "stop" },
+  run(context, input) {
+    const docs = docsContext(context);
+    return endSession(docs.db, input.name, docs.now);
+  },
+});

@@ -1,0 +1,124 @@
+/**
+ * The code graph extracted from stored documents: nodes (files, symbols,
+ * modules, references, links) and directed, typed edges, each owned by the
+ * document it came from so deleting the document removes them.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "./database.ts";
+import { prepared } from "./docs_statements.ts";
+
+/** A node as stored. */
+export interface GraphNodeRow {
+  /** Document the node was extracted from. */
+  document_id: number;
+  /** Stable key, e.g. `symbol:/repo/a.ts#main`. */
+  node_key: string;
+  /** Node kind. */
+  type: string;
+  /** Display name. */
+  name: string;
+  /** 1-based line. */
+  line: number;
+}
+
+/** An edge as stored. */
+export interface GraphEdgeRow {
+  /** Document the edge was extracted from. */
+  document_id: number;
+  /** Source node key. */
+  src: string;
+  /** Target node key. */
+  dst: string;
+  /** Relation, e.g. `CALLS`. */
+  relation: string;
+  /** 1-based line. */
+  line: number;
+}
+
+/** Stores a document's nodes and edges. */
+export function insertGraph(
+  db: DatabaseSync,
+  documentId: number,
+  nodes: ReadonlyArray<Omit<GraphNodeRow, "document_id">>,
+  edges: ReadonlyArray<Omit<GraphEdgeRow, "document_id">>,
+): void {
+  const node = prepared(
+    db,
+    "INSERT OR IGNORE INTO docs_graph_nodes (document_id, node_key, type, name, line) VALUES (?, ?, ?, ?, ?)",
+  );
+  for (const n of nodes) node.run(documentId, n.node_key, n.type, n.name, n.line);
+  const edge = prepared(
+    db,
+    "INSERT INTO docs_graph_edges (document_id, src, dst, relation, line) VALUES (?, ?, ?, ?, ?)",
+  );
+  for (const e of edges) edge.run(documentId, e.src, e.dst, e.relation, e.line);
+}
+
+/** Removes a document's nodes and edges. */
+export function deleteGraph(db: DatabaseSync, documentId: number): void {
+  prepared(db, "DELETE FROM docs_graph_nodes WHERE document_id = ?").run(documentId);
+  prepared(db, "DELETE FROM docs_graph_edges WHERE document_id = ?").run(documentId);
+}
+
+/** Edges leaving (or, with `reverse`, entering) a node, optionally of one relation. */
+export function edgesOf(
+  db: DatabaseSync,
+  key: string,
+  reverse: boolean,
+  relation: string | undefined,
+  limit: number,
+): GraphEdgeRow[] {
+  const column = reverse ? "dst" : "src";
+  if (relation === undefined) {
+    return prepared(
+      db,
+      `SELECT document_id, src, dst, relation, line FROM docs_graph_edges WHERE ${column} = ? LIMIT ?`,
+    ).all(key, limit) as unknown as GraphEdgeRow[];
+  }
+  return prepared(
+    db,
+    `SELECT document_id, src, dst, relation, line FROM docs_graph_edges
+     WHERE ${column} = ? AND relation = ? LIMIT ?`,
+  ).all(key, relation, limit) as unknown as GraphEdgeRow[];
+}
+
+/** Stored rows of a node key (one per document that mentions it). */
+export function nodesByKey(db: DatabaseSync, key: string): GraphNodeRow[] {
+  return prepared(
+    db,
+    "SELECT document_id, node_key, type, name, line FROM docs_graph_nodes WHERE node_key = ?",
+  ).all(key) as unknown as GraphNodeRow[];
+}
+
+/** Definition nodes (not references) carrying a name, for joining `ref:` nodes across files. */
+export function definitionsNamed(db: DatabaseSync, name: string, limit: number): GraphNodeRow[] {
+  return prepared(
+    db,
+    `SELECT document_id, node_key, type, name, line FROM docs_graph_nodes
+     WHERE name = ? AND type NOT IN ('reference', 'module', 'url', 'wiki') LIMIT ?`,
+  ).all(name, limit) as unknown as GraphNodeRow[];
+}
+
+/** Node types with the number of distinct nodes of each. */
+export function nodeTypeCounts(db: DatabaseSync): Array<{ type: string; count: number }> {
+  return prepared(
+    db,
+    `SELECT type, count(DISTINCT node_key) AS count FROM docs_graph_nodes
+     GROUP BY type ORDER BY count DESC, type`,
+  ).all() as unknown as Array<{ type: string; count: number }>;
+}
+
+/** Distinct nodes of one type. */
+export function nodesOfType(db: DatabaseSync, type: string, limit: number): GraphNodeRow[] {
+  return prepared(
+    db,
+    `SELECT min(document_id) AS document_id, node_key, type, min(name) AS name, min(line) AS line
+     FROM docs_graph_nodes WHERE type = ? GROUP BY node_key ORDER BY node_key LIMIT ?`,
+  ).all(type, limit) as unknown as GraphNodeRow[];
+}
+
+/** Counts stored edges. */
+export function edgeCount(db: DatabaseSync): number {
+  return (prepared(db, "SELECT count(*) AS n FROM docs_graph_edges").get() as { n: number }).n;
+}

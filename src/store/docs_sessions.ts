@@ -1,0 +1,153 @@
+/**
+ * Document sessions: named periods of work whose additions (and pins) a
+ * search can be scoped to. The current session lives in the database, so a
+ * CLI process and an MCP server agree on it.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "./database.ts";
+import { prepared } from "./docs_statements.ts";
+
+/** One session. */
+export interface SessionRow {
+  /** Session name (its identity). */
+  session_id: string;
+  /** Human label. */
+  label: string | null;
+  /** Free-text description. */
+  description: string | null;
+  /** When it (last) started, ms. */
+  started_at: number;
+  /** When it stopped, ms; null while open. */
+  stopped_at: number | null;
+  /** 1 for the current session. */
+  is_current: number;
+}
+
+/** The current session, if one is active. */
+export function currentSession(db: DatabaseSync): SessionRow | undefined {
+  return prepared(db, "SELECT * FROM docs_sessions WHERE is_current = 1").get() as
+    | SessionRow
+    | undefined;
+}
+
+/** A session by name. */
+export function sessionById(db: DatabaseSync, id: string): SessionRow | undefined {
+  return prepared(db, "SELECT * FROM docs_sessions WHERE session_id = ?").get(id) as
+    | SessionRow
+    | undefined;
+}
+
+/** Makes a session current (creating it, or reopening it), clearing any other current one. */
+export function startSession(
+  db: DatabaseSync,
+  id: string,
+  label: string | null,
+  description: string | null,
+  now: number,
+): void {
+  prepared(db, "UPDATE docs_sessions SET is_current = 0 WHERE is_current = 1 AND session_id <> ?")
+    .run(id);
+  prepared(
+    db,
+    `INSERT INTO docs_sessions (session_id, label, description, started_at, stopped_at, is_current)
+     VALUES (?, ?, ?, ?, NULL, 1)
+     ON CONFLICT (session_id) DO UPDATE SET is_current = 1, stopped_at = NULL,
+       label = coalesce(excluded.label, label),
+       description = coalesce(excluded.description, description)`,
+  ).run(id, label, description, now);
+}
+
+/** Closes a session; it stops being current. */
+export function stopSession(db: DatabaseSync, id: string, now: number): void {
+  prepared(
+    db,
+    "UPDATE docs_sessions SET is_current = 0, stopped_at = ? WHERE session_id = ?",
+  ).run(now, id);
+}
+
+/** Sessions, newest first. */
+export function listSessions(db: DatabaseSync, limit: number): SessionRow[] {
+  return prepared(db, "SELECT * FROM docs_sessions ORDER BY started_at DESC LIMIT ?").all(
+    limit,
+  ) as unknown as SessionRow[];
+}
+
+/** Counts documents added in a session. */
+export function sessionDocumentCount(db: DatabaseSync, id: string): number {
+  return (prepared(
+    db,
+    "SELECT count(*) AS n FROM docs_documents WHERE session_id = ? AND is_latest = 1",
+  ).get(id) as { n: number }).n;
+}
+
+/** Pins documents to a session; returns how many were newly pinned. */
+export function pinDocuments(
+  db: DatabaseSync,
+  sessionId: string,
+  ids: readonly number[],
+  now: number,
+): number {
+  const statement = prepared(
+    db,
+    "INSERT OR IGNORE INTO docs_session_pins (session_id, document_id, pinned_at) VALUES (?, ?, ?)",
+  );
+  let added = 0;
+  for (const id of ids) added += Number(statement.run(sessionId, id, now).changes);
+  return added;
+}
+
+/** Unpins documents from a session; returns how many were pinned. */
+export function unpinDocuments(
+  db: DatabaseSync,
+  sessionId: string,
+  ids: readonly number[],
+): number {
+  const statement = prepared(
+    db,
+    "DELETE FROM docs_session_pins WHERE session_id = ? AND document_id = ?",
+  );
+  let removed = 0;
+  for (const id of ids) removed += Number(statement.run(sessionId, id).changes);
+  return removed;
+}
+
+/** Counts documents pinned to a session. */
+export function pinCount(db: DatabaseSync, sessionId: string): number {
+  return (prepared(db, "SELECT count(*) AS n FROM docs_session_pins WHERE session_id = ?").get(
+    sessionId,
+  ) as { n: number }).n;
+}
+
+/** The most recent served suggestion set for a session and normalized query (JSON text). */
+export function lastServedSuggestions(
+  db: DatabaseSync,
+  sessionId: string,
+  queryKey: string,
+): string | undefined {
+  const row = prepared(
+    db,
+    `SELECT served FROM docs_suggestions_served WHERE session_id = ? AND query_key = ?
+     ORDER BY id DESC LIMIT 1`,
+  ).get(sessionId, queryKey) as { served: string } | undefined;
+  return row?.served;
+}
+
+/** Records a served suggestion set, keeping only the newest 25 per session. */
+export function recordServedSuggestions(
+  db: DatabaseSync,
+  sessionId: string,
+  queryKey: string,
+  served: string,
+  now: number,
+): void {
+  prepared(
+    db,
+    "INSERT INTO docs_suggestions_served (session_id, query_key, served, ts) VALUES (?, ?, ?, ?)",
+  ).run(sessionId, queryKey, served, now);
+  prepared(
+    db,
+    `DELETE FROM docs_suggestions_served WHERE session_id = ? AND id NOT IN
+       (SELECT id FROM docs_suggestions_served WHERE session_id = ? ORDER BY id DESC LIMIT 25)`,
+  ).run(sessionId, sessionId);
+}
