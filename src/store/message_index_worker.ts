@@ -32,7 +32,7 @@ function cursor() {
 // Indexes everything past the cursor in bounded transactions; returns the new cursor.
 function catchUp() {
   const read = store.prepare(
-    "SELECT id, message_type, text FROM messages WHERE id > ? ORDER BY id LIMIT 500",
+    "SELECT id, message_type, tool_name, text FROM messages WHERE id > ? ORDER BY id LIMIT 500",
   );
   const insert = index.prepare("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)");
   const save = index.prepare(
@@ -47,7 +47,9 @@ function catchUp() {
       const rows = read.all(from);
       for (const row of rows) {
         const tool = row.message_type === "tool_use" || row.message_type === "tool_result";
-        insert.run(row.id, tool ? row.text.slice(0, ${TOOL_TEXT_INDEXED}) : row.text);
+        // A tool call is also found by its tool's name ("Bash", "Edit", an MCP tool).
+        const text = tool ? (row.tool_name ? row.tool_name + " " : "") + row.text.slice(0, ${TOOL_TEXT_INDEXED}) : row.text;
+        insert.run(row.id, text);
       }
       last = rows.length === 0 ? from : rows[rows.length - 1].id;
       if (rows.length > 0) save.run(last);

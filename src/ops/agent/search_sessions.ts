@@ -50,7 +50,6 @@ export function ftsExpression(query: string): string | undefined {
 
 /** A ±120-character window around the first match, measured in characters. */
 export function snippetAround(text: string, query: string): string {
-  const chars = [...text];
   const lower = text.toLowerCase();
   let index = lower.indexOf(query.toLowerCase());
   if (index === -1) {
@@ -63,12 +62,17 @@ export function snippetAround(text: string, query: string): string {
       .filter((i) => i >= 0);
     index = first.length > 0 ? Math.min(...first) : 0;
   }
-  // Convert the UTF-16 index to a character index so CJK and emoji get the same window.
-  const charIndex = [...text.slice(0, index)].length;
-  const start = Math.max(0, charIndex - WINDOW);
-  const end = Math.min(chars.length, charIndex + query.length + WINDOW);
-  return (start > 0 ? "…" : "") + chars.slice(start, end).join("") +
-    (end < chars.length ? "…" : "");
+  // Cut a generous UTF-16 region first (long tool outputs are common), then count characters in it,
+  // so CJK and emoji get the same window as ASCII.
+  const regionStart = Math.max(0, index - 4 * WINDOW);
+  const regionEnd = Math.min(text.length, index + query.length + 4 * WINDOW);
+  const before = [...text.slice(regionStart, index)];
+  const after = [...text.slice(index, regionEnd)];
+  const head = before.slice(Math.max(0, before.length - WINDOW));
+  const tail = after.slice(0, [...query].length + WINDOW);
+  const cutHead = regionStart > 0 || head.length < before.length;
+  const cutTail = regionEnd < text.length || tail.length < after.length;
+  return (cutHead ? "…" : "") + head.join("") + tail.join("") + (cutTail ? "…" : "");
 }
 
 /** The `agent.search_sessions` operation. */
