@@ -16,39 +16,8 @@ import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { vantageServices } from "../../src/ops/runtime.ts";
 import { prng, writeClaudeTranscript, ZipfVocabulary } from "../lib/claude_corpus.ts";
+import { denoDir, MAIN, startServe } from "./serve_process.ts";
 import { median, percentile, printTable } from "./stats.ts";
-
-const root = new URL("../..", import.meta.url).pathname;
-const MAIN = join(root, "main.ts");
-
-function denoDir(): string {
-  return Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
-}
-
-async function startServe(
-  home: string,
-  dataHome: string,
-): Promise<{ child: Deno.ChildProcess; port: number }> {
-  const paths = { ...resolvePaths(dataHome), userHome: home };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissionFlags("serve", paths, []), MAIN, "serve", "--port", "0"],
-    env: { ...Deno.env.toObject(), HOME: home, VANTAGE_HOME: dataHome, DENO_DIR: denoDir() },
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  for (let i = 0; i < 400; i++) {
-    try {
-      const lock = JSON.parse(await Deno.readTextFile(`${dataHome}/serve.lock`));
-      if (lock.pid === child.pid && typeof lock.port === "number") {
-        return { child, port: lock.port };
-      }
-    } catch {
-      // Not yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("serve did not start");
-}
 
 async function timed(
   command: string,

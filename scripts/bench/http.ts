@@ -11,13 +11,10 @@
  * target, whichever comes first, and only to 127.0.0.1.
  */
 import { join } from "node:path";
-import { resolvePaths } from "../../src/core/config.ts";
-import { permissionFlags } from "../../src/core/permissions.ts";
 import { prng, writeClaudeTranscript, ZipfVocabulary } from "../lib/claude_corpus.ts";
+import { denoDir, startServe } from "./serve_process.ts";
 import { percentile, printTable } from "./stats.ts";
 
-const root = new URL("../..", import.meta.url).pathname;
-const MAIN = join(root, "main.ts");
 const CONCURRENCY = 32;
 const REQUESTS = 4000;
 const SECONDS = 10;
@@ -32,10 +29,6 @@ interface LoadResult {
 interface Memory {
   rssKb: number;
   hwmKb: number;
-}
-
-function denoDir(): string {
-  return Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
 }
 
 function readMemory(pid: number): Memory | undefined {
@@ -77,31 +70,6 @@ async function load(request: (i: number) => Promise<Response>): Promise<LoadResu
     seconds: (performance.now() - started) / 1000,
     latencies,
   };
-}
-
-async function startServe(
-  home: string,
-  dataHome: string,
-): Promise<{ child: Deno.ChildProcess; port: number }> {
-  const paths = { ...resolvePaths(dataHome), userHome: home };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissionFlags("serve", paths, []), MAIN, "serve", "--port", "0"],
-    env: { ...Deno.env.toObject(), HOME: home, VANTAGE_HOME: dataHome, DENO_DIR: denoDir() },
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  for (let i = 0; i < 800; i++) {
-    try {
-      const lock = JSON.parse(await Deno.readTextFile(`${dataHome}/serve.lock`));
-      if (lock.pid === child.pid && typeof lock.port === "number") {
-        return { child, port: lock.port };
-      }
-    } catch {
-      // Not yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("serve did not start");
 }
 
 /** A bare Deno.serve answering "hello", in its own process like the server. */

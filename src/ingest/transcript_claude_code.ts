@@ -19,20 +19,19 @@ import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
   contentText,
-  parseLineObject,
+  parseLineWith,
   pathSegments,
   RecentKeys,
   SessionTracker,
   TextCleaner,
 } from "./transcript_support.ts";
-import {
-  emptyRecords,
-  type JsonObject,
-  type ParsedRecords,
-  type TranscriptMessage,
-  type TranscriptParser,
-  type TranscriptParserOptions,
-  type UsageRecord,
+import type {
+  JsonObject,
+  ParsedRecords,
+  TranscriptMessage,
+  TranscriptParser,
+  TranscriptParserOptions,
+  UsageRecord,
 } from "./types.ts";
 import {
   count,
@@ -147,19 +146,7 @@ class ClaudeCodeParser implements TranscriptParser {
   }
 
   parseLine(line: string): ParsedRecords {
-    const out = emptyRecords();
-    const obj = parseLineObject(line);
-    if (obj === undefined) {
-      out.malformed = true;
-      return out;
-    }
-    try {
-      this.#parse(obj, line, out);
-    } catch {
-      // A record of an unexpected shape must not stop the tailer: count it as malformed.
-      out.malformed = true;
-    }
-    return out;
+    return parseLineWith(line, (record, text, out) => this.#parse(record, text, out));
   }
 
   #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {

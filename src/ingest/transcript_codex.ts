@@ -18,20 +18,19 @@ import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
   contentText,
-  parseLineObject,
+  parseLineWith,
   SessionTracker,
   TextCleaner,
 } from "./transcript_support.ts";
-import {
-  emptyRecords,
-  type JsonObject,
-  type JsonValue,
-  type MessageRole,
-  type MessageType,
-  type ParsedRecords,
-  type TranscriptMessage,
-  type TranscriptParser,
-  type TranscriptParserOptions,
+import type {
+  JsonObject,
+  JsonValue,
+  MessageRole,
+  MessageType,
+  ParsedRecords,
+  TranscriptMessage,
+  TranscriptParser,
+  TranscriptParserOptions,
 } from "./types.ts";
 import {
   count,
@@ -192,18 +191,7 @@ class CodexParser implements TranscriptParser {
   }
 
   parseLine(line: string): ParsedRecords {
-    const out = emptyRecords();
-    const obj = parseLineObject(line);
-    if (obj === undefined) {
-      out.malformed = true;
-      return out;
-    }
-    try {
-      this.#parse(obj, line, out);
-    } catch {
-      out.malformed = true;
-    }
-    return out;
+    return parseLineWith(line, (record, text, out) => this.#parse(record, text, out));
   }
 
   get #sessionId(): string | undefined {

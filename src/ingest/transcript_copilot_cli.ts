@@ -18,19 +18,21 @@
 
 import { toolTarget } from "./tool_input.ts";
 import {
+  type CommonParserState,
   contentText,
-  parseLineObject,
+  loadCommonState,
+  parseLineWith,
   pathSegments,
-  SessionTracker,
+  saveCommonState,
+  type SessionTracker,
   TextCleaner,
 } from "./transcript_support.ts";
-import {
-  emptyRecords,
-  type JsonObject,
-  type ParsedRecords,
-  type TranscriptMessage,
-  type TranscriptParser,
-  type TranscriptParserOptions,
+import type {
+  JsonObject,
+  ParsedRecords,
+  TranscriptMessage,
+  TranscriptParser,
+  TranscriptParserOptions,
 } from "./types.ts";
 import {
   count,
@@ -67,48 +69,22 @@ class CopilotCliParser implements TranscriptParser {
   readonly agent = "copilot_cli" as const;
   readonly #cleaner: TextCleaner;
   readonly #fileSessionId: string | undefined;
-  readonly #tracker: SessionTracker;
-  #cwd: string | undefined;
-  #model: string | undefined;
-  #lastTs: number;
+  readonly #state: CommonParserState;
 
   constructor(options: TranscriptParserOptions) {
     this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
     this.#fileSessionId = options.path !== undefined
       ? copilotSessionIdFromPath(options.path)
       : undefined;
-    const saved = options.state ?? {};
-    this.#tracker = new SessionTracker("copilot_cli", saved.session);
-    this.#cwd = str(saved.cwd);
-    this.#model = str(saved.model);
-    this.#lastTs = typeof saved.last_ts === "number" ? saved.last_ts : 0;
+    this.#state = loadCommonState("copilot_cli", options.state ?? {});
   }
 
   saveState(): JsonObject {
-    const out: JsonObject = {
-      version: 1,
-      agent: this.agent,
-      session: this.#tracker.toJSON(),
-      last_ts: this.#lastTs,
-    };
-    if (this.#cwd !== undefined) out.cwd = this.#cwd;
-    if (this.#model !== undefined) out.model = this.#model;
-    return out;
+    return saveCommonState(this.agent, this.#state);
   }
 
   parseLine(line: string): ParsedRecords {
-    const out = emptyRecords();
-    const obj = parseLineObject(line);
-    if (obj === undefined) {
-      out.malformed = true;
-      return out;
-    }
-    try {
-      this.#parse(obj, line, out);
-    } catch {
-      out.malformed = true;
-    }
-    return out;
+    return parseLineWith(line, (record, text, out) => this.#parse(record, text, out));
   }
 
   #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
@@ -116,11 +92,11 @@ class CopilotCliParser implements TranscriptParser {
     if (obj.ephemeral === true) return;
     const data = isRecord(obj.data) ? obj.data : {};
     const lineTs = parseTimestamp(obj.timestamp);
-    const ts = lineTs ?? this.#lastTs;
-    if (ts > this.#lastTs) this.#lastTs = ts;
+    const ts = lineTs ?? this.#state.lastTs;
+    if (ts > this.#state.lastTs) this.#state.lastTs = ts;
     const id = str(obj.id) ?? stableHash(line);
     const parent = str(obj.parentId);
-    const tracker = this.#tracker;
+    const tracker = this.#state.tracker;
     if (tracker.sessionId === undefined) {
       tracker.sessionId = (type === "session.start" ? str(data.sessionId) : undefined) ??
         this.#fileSessionId;
@@ -138,7 +114,7 @@ class CopilotCliParser implements TranscriptParser {
         text: "",
         message_key: key,
       };
-      if (this.#cwd !== undefined) m.cwd = this.#cwd;
+      if (this.#state.cwd !== undefined) m.cwd = this.#state.cwd;
       if (parent !== undefined) m.parent = parent;
       return m;
     };
@@ -149,7 +125,7 @@ class CopilotCliParser implements TranscriptParser {
         const context = isRecord(data.context) ? data.context : undefined;
         this.#context(context);
         const model = str(data.selectedModel);
-        if (model !== undefined) this.#model = model;
+        if (model !== undefined) this.#state.model = model;
         if (type === "session.start") tracker.started(parseTimestamp(data.startTime) ?? lineTs);
         break;
       }
@@ -158,7 +134,7 @@ class CopilotCliParser implements TranscriptParser {
         break;
       case "session.model_change": {
         const model = str(data.newModel);
-        if (model !== undefined) this.#model = model;
+        if (model !== undefined) this.#state.model = model;
         break;
       }
       case "session.title_changed": {
@@ -201,7 +177,7 @@ class CopilotCliParser implements TranscriptParser {
         m.text = this.#cleaner.clean(textOf(data.arguments));
         if (name !== undefined) m.tool_name = name;
         if (callId !== undefined) m.tool_use_id = callId;
-        if (this.#model !== undefined) m.model = this.#model;
+        if (this.#state.model !== undefined) m.model = this.#state.model;
         const target = toolTarget(name, data.arguments);
         if (target.file_path !== undefined) m.file_path = target.file_path;
         if (target.command !== undefined) m.command = this.#cleaner.clean(target.command);
@@ -235,7 +211,7 @@ class CopilotCliParser implements TranscriptParser {
           out.unknown_type = type === "" ? "(none)" : type;
         }
     }
-    tracker.learn({ cwd: this.#cwd, model: this.#model });
+    tracker.learn({ cwd: this.#state.cwd, model: this.#state.model });
     const info = tracker.changed();
     if (info !== undefined) out.session = info;
   }
@@ -243,8 +219,8 @@ class CopilotCliParser implements TranscriptParser {
   #context(context: UnknownRecord | undefined): void {
     if (context === undefined) return;
     const cwd = str(context.cwd);
-    if (cwd !== undefined) this.#cwd = cwd;
-    this.#tracker.learn({ git_branch: str(context.branch) });
+    if (cwd !== undefined) this.#state.cwd = cwd;
+    this.#state.tracker.learn({ git_branch: str(context.branch) });
   }
 
   #assistant(
@@ -254,7 +230,7 @@ class CopilotCliParser implements TranscriptParser {
     out: ParsedRecords,
   ): void {
     const model = str(data.model);
-    if (model !== undefined) this.#model = model;
+    if (model !== undefined) this.#state.model = model;
     const key = str(data.messageId) ?? id;
     const reasoning = str(data.reasoningText);
     if (reasoning !== undefined) {
@@ -262,7 +238,7 @@ class CopilotCliParser implements TranscriptParser {
       if (m !== undefined) {
         m.message_type = "thinking";
         m.text = this.#cleaner.clean(reasoning);
-        if (this.#model !== undefined) m.model = this.#model;
+        if (this.#state.model !== undefined) m.model = this.#state.model;
         out.messages.push(m);
       }
     }
@@ -271,14 +247,14 @@ class CopilotCliParser implements TranscriptParser {
       const m = base(`${key}:text`);
       if (m !== undefined) {
         m.text = this.#cleaner.clean(text);
-        if (this.#model !== undefined) m.model = this.#model;
+        if (this.#state.model !== undefined) m.model = this.#state.model;
         out.messages.push(m);
       }
     }
   }
 
   #shutdown(data: UnknownRecord, id: string, ts: number, out: ParsedRecords): void {
-    const sessionId = this.#tracker.sessionId;
+    const sessionId = this.#state.tracker.sessionId;
     const metrics = isRecord(data.modelMetrics) ? data.modelMetrics : undefined;
     if (sessionId === undefined || metrics === undefined) return;
     for (const [model, metric] of Object.entries(metrics)) {

@@ -18,19 +18,21 @@
 import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
+  type CommonParserState,
   contentText,
-  parseLineObject,
-  SessionTracker,
+  loadCommonState,
+  parseLineWith,
+  saveCommonState,
+  type SessionTracker,
   TextCleaner,
 } from "./transcript_support.ts";
-import {
-  emptyRecords,
-  type JsonObject,
-  type ParsedRecords,
-  type TranscriptMessage,
-  type TranscriptParser,
-  type TranscriptParserOptions,
-  type UsageRecord,
+import type {
+  JsonObject,
+  ParsedRecords,
+  TranscriptMessage,
+  TranscriptParser,
+  TranscriptParserOptions,
+  UsageRecord,
 } from "./types.ts";
 import {
   count,
@@ -72,48 +74,22 @@ class OpenClawParser implements TranscriptParser {
   readonly agent = "openclaw" as const;
   readonly #cleaner: TextCleaner;
   readonly #fileSessionId: string | undefined;
-  readonly #tracker: SessionTracker;
-  #cwd: string | undefined;
-  #model: string | undefined;
-  #lastTs: number;
+  readonly #state: CommonParserState;
 
   constructor(options: TranscriptParserOptions) {
     this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
     this.#fileSessionId = options.path !== undefined
       ? openclawSessionIdFromPath(options.path)
       : undefined;
-    const saved = options.state ?? {};
-    this.#tracker = new SessionTracker("openclaw", saved.session);
-    this.#cwd = str(saved.cwd);
-    this.#model = str(saved.model);
-    this.#lastTs = typeof saved.last_ts === "number" ? saved.last_ts : 0;
+    this.#state = loadCommonState("openclaw", options.state ?? {});
   }
 
   saveState(): JsonObject {
-    const out: JsonObject = {
-      version: 1,
-      agent: this.agent,
-      session: this.#tracker.toJSON(),
-      last_ts: this.#lastTs,
-    };
-    if (this.#cwd !== undefined) out.cwd = this.#cwd;
-    if (this.#model !== undefined) out.model = this.#model;
-    return out;
+    return saveCommonState(this.agent, this.#state);
   }
 
   parseLine(line: string): ParsedRecords {
-    const out = emptyRecords();
-    const obj = parseLineObject(line);
-    if (obj === undefined) {
-      out.malformed = true;
-      return out;
-    }
-    try {
-      this.#parse(obj, line, out);
-    } catch {
-      out.malformed = true;
-    }
-    return out;
+    return parseLineWith(line, (record, text, out) => this.#parse(record, text, out));
   }
 
   #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
@@ -121,15 +97,15 @@ class OpenClawParser implements TranscriptParser {
     const message = isRecord(obj.message) ? obj.message : undefined;
     const lineTs = parseTimestamp(obj.timestamp) ??
       (message !== undefined ? parseTimestamp(message.timestamp) : undefined);
-    const ts = lineTs ?? this.#lastTs;
-    if (ts > this.#lastTs) this.#lastTs = ts;
-    const tracker = this.#tracker;
+    const ts = lineTs ?? this.#state.lastTs;
+    if (ts > this.#state.lastTs) this.#state.lastTs = ts;
+    const tracker = this.#state.tracker;
     const id = str(obj.id) ?? stableHash(line);
 
     if (type === "session") {
       if (tracker.sessionId === undefined) tracker.sessionId = str(obj.id) ?? this.#fileSessionId;
       const cwd = str(obj.cwd);
-      if (cwd !== undefined) this.#cwd = cwd;
+      if (cwd !== undefined) this.#state.cwd = cwd;
       const parentSession = obj.parentSession;
       const parent = typeof parentSession === "string"
         ? str(parentSession)
@@ -146,7 +122,7 @@ class OpenClawParser implements TranscriptParser {
           break;
         case "model_change": {
           const model = pickStr(obj, "modelId", "model");
-          if (model !== undefined) this.#model = model;
+          if (model !== undefined) this.#state.model = model;
           break;
         }
         case "session_info": {
@@ -169,13 +145,13 @@ class OpenClawParser implements TranscriptParser {
           if (!IGNORED_TYPES.has(type)) out.unknown_type = type === "" ? "(none)" : type;
       }
     }
-    tracker.learn({ cwd: this.#cwd, model: this.#model });
+    tracker.learn({ cwd: this.#state.cwd, model: this.#state.model });
     const info = tracker.changed();
     if (info !== undefined) out.session = info;
   }
 
   #base(key: string, ts: number, parent: string | undefined): TranscriptMessage | undefined {
-    const sessionId = this.#tracker.sessionId;
+    const sessionId = this.#state.tracker.sessionId;
     if (sessionId === undefined) return undefined;
     const m: TranscriptMessage = {
       agent: "openclaw",
@@ -186,7 +162,7 @@ class OpenClawParser implements TranscriptParser {
       text: "",
       message_key: key,
     };
-    if (this.#cwd !== undefined) m.cwd = this.#cwd;
+    if (this.#state.cwd !== undefined) m.cwd = this.#state.cwd;
     if (parent !== undefined) m.parent = parent;
     return m;
   }
@@ -253,14 +229,14 @@ class OpenClawParser implements TranscriptParser {
     if (role !== "assistant") return;
 
     const model = str(message.model);
-    if (model !== undefined) this.#model = model;
+    if (model !== undefined) this.#state.model = model;
     const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
     if (Array.isArray(blocks)) {
       blocks.forEach((block: unknown, index: number) => {
         if (!isRecord(block)) return;
         const m = this.#base(`${id}:${index}`, ts, parent);
         if (m === undefined) return;
-        if (this.#model !== undefined) m.model = this.#model;
+        if (this.#state.model !== undefined) m.model = this.#state.model;
         if (block.type === "text") {
           const text = str(block.text);
           if (text === undefined) return;
@@ -291,7 +267,7 @@ class OpenClawParser implements TranscriptParser {
     }
 
     const usage = isRecord(message.usage) ? message.usage : undefined;
-    const sessionId = this.#tracker.sessionId;
+    const sessionId = this.#state.tracker.sessionId;
     if (usage === undefined || sessionId === undefined) return;
     const record: UsageRecord = {
       agent: "openclaw",
@@ -304,7 +280,7 @@ class OpenClawParser implements TranscriptParser {
       cache_write_tokens: count(usage.cacheWrite),
       reasoning_tokens: 0,
     };
-    if (this.#model !== undefined) record.model = this.#model;
+    if (this.#state.model !== undefined) record.model = this.#state.model;
     const cost = isRecord(usage.cost) ? num(usage.cost.total) : undefined;
     if (cost !== undefined && cost > 0) record.reported_cost_usd = cost;
     out.usage.push(record);

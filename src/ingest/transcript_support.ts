@@ -6,7 +6,14 @@
  */
 
 import { redactString } from "./redact.ts";
-import type { AgentName, JsonObject, JsonValue, SessionInfo } from "./types.ts";
+import {
+  type AgentName,
+  emptyRecords,
+  type JsonObject,
+  type JsonValue,
+  type ParsedRecords,
+  type SessionInfo,
+} from "./types.ts";
 import { isRecord, str, truncate, type UnknownRecord } from "./values.ts";
 
 /** Parses one transcript line into an object; `undefined` when it is not a JSON object. */
@@ -175,4 +182,70 @@ export function baseName(path: string): string {
 /** Returns the path segments (either separator), without empty ones. */
 export function pathSegments(path: string): string[] {
   return path.split(/[\\/]/).filter((part) => part !== "");
+}
+
+/**
+ * Parses one transcript line with `parse`: a line that is not a JSON object,
+ * or a record of an unexpected shape, is counted as malformed instead of
+ * stopping the tailer.
+ */
+export function parseLineWith(
+  line: string,
+  parse: (record: UnknownRecord, line: string, out: ParsedRecords) => void,
+): ParsedRecords {
+  const out = emptyRecords();
+  const record = parseLineObject(line);
+  if (record === undefined) {
+    out.malformed = true;
+    return out;
+  }
+  try {
+    parse(record, line, out);
+  } catch {
+    out.malformed = true;
+  }
+  return out;
+}
+
+/** The state every parser keeps beside its byte offset. */
+export interface CommonParserState {
+  /** Session facts seen so far. */
+  tracker: SessionTracker;
+  /** Working directory in force. */
+  cwd?: string;
+  /** Model in force. */
+  model?: string;
+  /** Latest timestamp seen (for records without one). */
+  lastTs: number;
+}
+
+/** Restores the common state from what {@linkcode saveCommonState} wrote. */
+export function loadCommonState(agent: AgentName, saved: JsonObject): CommonParserState {
+  const state: CommonParserState = {
+    tracker: new SessionTracker(agent, saved.session),
+    lastTs: typeof saved.last_ts === "number" ? saved.last_ts : 0,
+  };
+  const cwd = str(saved.cwd);
+  const model = str(saved.model);
+  if (cwd !== undefined) state.cwd = cwd;
+  if (model !== undefined) state.model = model;
+  return state;
+}
+
+/** The common state as JSON, with a parser's own fields added. */
+export function saveCommonState(
+  agent: AgentName,
+  state: CommonParserState,
+  extra: JsonObject = {},
+): JsonObject {
+  const out: JsonObject = {
+    version: 1,
+    agent,
+    session: state.tracker.toJSON(),
+    last_ts: state.lastTs,
+    ...extra,
+  };
+  if (state.cwd !== undefined) out.cwd = state.cwd;
+  if (state.model !== undefined) out.model = state.model;
+  return out;
 }
