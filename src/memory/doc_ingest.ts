@@ -38,6 +38,7 @@ import {
   type PutResult,
 } from "./content_store.ts";
 import {
+  embeddingPieces,
   embedPending,
   forgetVocabulary,
   indexDocument,
@@ -46,7 +47,10 @@ import {
   type PendingVectors,
   unindexDocument,
 } from "./doc_index.ts";
-import type { Embedder } from "./embedder.ts";
+import { type Embedder, HashedEmbedder } from "./embedder.ts";
+import { type EmbeddedDocument, type EmbedJob, EmbedWorker } from "./embed_worker.ts";
+import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
+import { setVectorModel } from "../store/docs_documents.ts";
 import { syncEmbedding } from "./embedding_config.ts";
 import { gitInfo } from "./git_info.ts";
 import { createGlobMatcher } from "./glob.ts";
@@ -158,6 +162,8 @@ export interface InlineDocument {
 
 const BATCH_FILES = 256;
 const BATCH_BYTES = 64 * 1024 * 1024;
+/** Adds of at least this many files embed on a worker while the next batch is stored. */
+const WORKER_MIN_FILES = 128;
 
 /**
  * Adds a file or a folder, which must already be checked for read access.
@@ -230,10 +236,12 @@ async function ingestList(
 ): Promise<void> {
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(directory, git);
+  if (files.length >= WORKER_MIN_FILES) ingest.embedOnWorker();
   const restoreCache = useLargePageCache(db);
   try {
     await addInBatches(ingest, files, options);
   } finally {
+    ingest.close();
     restoreCache();
   }
 }
@@ -252,6 +260,7 @@ async function addInBatches(
     ingest.write(() => {
       for (const file of work) ingest.addFile(file);
     });
+    ingest.dispatch();
   };
   for (const file of files) {
     batch.push(file);
@@ -317,6 +326,16 @@ function newReport(options: IngestOptions): IngestReport {
 class Ingest {
   #pending: PendingVectors[] = [];
   #embed: ((text: string) => Float32Array) | undefined;
+  /** Embeds on the second core, when the add is large enough to be worth a worker. */
+  #worker: EmbedWorker | undefined;
+  /** Documents of the current batch waiting to be sent to the worker. */
+  #jobs: EmbedJob[] = [];
+  /** Batches sent to the worker, oldest first. */
+  #inFlight: Array<Promise<EmbeddedDocument[]>> = [];
+  /** Vectors back from the worker, stored with the next write. */
+  #embedded: EmbeddedDocument[] = [];
+  #workerFailure: Error | undefined;
+  #markedIncomplete = false;
   #snapshotId = "";
   #snapshotOpened = false;
   #snapshotRow: Parameters<typeof upsertSnapshot>[1] | undefined;
@@ -353,18 +372,68 @@ class Ingest {
     };
   }
 
+  /**
+   * Embeds on a worker from now on (only with the built-in hashed embedder,
+   * whose worker computes the same vectors).
+   */
+  embedOnWorker(): void {
+    if (!(this.options.embedder instanceof HashedEmbedder) || this.#embed === undefined) return;
+    this.#worker = new EmbedWorker(this.options.embedder);
+  }
+
+  /** Sends the documents stored by the last write to the worker. */
+  dispatch(): void {
+    if (this.#worker === undefined || this.#jobs.length === 0) return;
+    const jobs = this.#jobs;
+    this.#jobs = [];
+    const done = this.#worker.embed(jobs);
+    this.#inFlight.push(done);
+    done.then((out) => {
+      this.#inFlight.splice(this.#inFlight.indexOf(done), 1);
+      for (const doc of out) this.#embedded.push(doc);
+    }, (error) => {
+      this.#inFlight.splice(this.#inFlight.indexOf(done), 1);
+      this.#workerFailure ??= error instanceof Error ? error : new Error(String(error));
+    });
+  }
+
+  /** Stops the worker. */
+  close(): void {
+    this.#worker?.close();
+    this.#worker = undefined;
+  }
+
+  /** Stores vectors the worker has sent back (inside the caller's transaction). */
+  #storeEmbedded(): void {
+    if (this.#embedded.length === 0) return;
+    const db = this.db;
+    const model = this.options.embedder.id;
+    for (const doc of this.#embedded) {
+      if (deleteVectors(db, doc.id) > 0) bumpCounter(db, "vector_removals");
+      for (const [seq, vector] of doc.vectors.entries()) {
+        insertVector(db, doc.id, seq, model, vector);
+      }
+      setVectorModel(db, doc.id, model);
+    }
+    this.#embedded = [];
+  }
+
   /** Runs `work` in one transaction, bumping the search generation when it commits. */
   write(work: () => void): void {
     const opensSnapshot = !this.#snapshotOpened;
+    const embedded = this.#embedded;
     try {
       transaction(this.db, () => {
         if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
+        this.#storeEmbedded();
         work();
         syncTermIndex(this.db);
         bumpCounter(this.db, "index_generation");
       });
       this.#snapshotOpened = true;
     } catch (error) {
+      // Vectors not stored are kept for the next write.
+      this.#embedded = embedded.concat(this.#embedded);
       forgetVocabulary(this.db);
       throw error;
     }
@@ -463,7 +532,8 @@ class Ingest {
       session_id: options.session,
       source_url: options.sourceUrl ?? null,
     };
-    const embedsNow = this.#embed !== undefined && extracted.text !== undefined;
+    const embedsNow = this.#embed !== undefined && this.#worker === undefined &&
+      extracted.text !== undefined;
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
     for (const old of supersedeOtherVersions(db, file.path, id)) unindexDocument(db, old);
     this.#indexText(id, file.path, row.title, extracted.text, embedsNow);
@@ -486,14 +556,18 @@ class Ingest {
     text: string | undefined,
     modelRecorded = false,
   ): void {
-    indexDocument(this.db, { model: this.options.embedder.id, embed: this.#embed }, {
-      id,
-      path,
-      title,
-      text,
-      modelRecorded,
-    });
-    if (this.#embed === undefined && text !== undefined) {
+    const onWorker = this.#worker !== undefined;
+    indexDocument(
+      this.db,
+      { model: this.options.embedder.id, embed: onWorker ? undefined : this.#embed },
+      { id, path, title, text, modelRecorded },
+    );
+    if (onWorker && text !== undefined) {
+      // Until the worker's vectors are stored, a search after a crash must know to fill the gap.
+      if (!this.#markedIncomplete) markVectorsIncomplete(this.db);
+      this.#markedIncomplete = true;
+      this.#jobs.push({ id, pieces: embeddingPieces(title, text) });
+    } else if (this.#embed === undefined && text !== undefined) {
       // Until the embedding service has answered, a later search must know to fill the gap.
       if (this.#pending.length === 0) markVectorsIncomplete(this.db);
       this.#pending.push({ id, title, text });
@@ -529,6 +603,13 @@ class Ingest {
   }
 
   async finish(): Promise<void> {
+    this.dispatch();
+    while (this.#inFlight.length > 0) await this.#inFlight[0].catch(() => {});
+    if (this.#workerFailure !== undefined) {
+      this.report.warnings.push(
+        `embedding on a worker failed (${this.#workerFailure.message}); semantic search will embed these documents later`,
+      );
+    }
     this.write(() => {
       refreshSnapshotCount(this.db, this.#snapshotId);
       // Chunks given back by a file that changed while it was stored.

@@ -550,3 +550,37 @@ export class HttpEmbedder implements Embedder {
     return this.#options.normalize === false ? vector : normalizeL2(vector);
   }
 }
+
+/**
+ * JavaScript source defining `HashedEmbedder` and everything it uses, taken
+ * from this module's own functions, so a worker started from it embeds
+ * exactly as this module does.
+ *
+ * @example
+ * ```ts
+ * import { hashedEmbedderSource } from "./embedder.ts";
+ * hashedEmbedderSource().includes("class HashedEmbedder"); // true
+ * ```
+ */
+export function hashedEmbedderSource(): string {
+  return [
+    `const FNV_OFFSET = ${FNV_OFFSET};`,
+    `const FNV_PRIME = ${FNV_PRIME};`,
+    fnvString.toString(),
+    `const SEED_WORD = ${SEED_WORD};`,
+    `const SEED_BIGRAM = ${SEED_BIGRAM};`,
+    `const SEED_CHARGRAM = ${SEED_CHARGRAM};`,
+    `const WEIGHT_WORD = ${WEIGHT_WORD};`,
+    `const WEIGHT_BIGRAM = ${WEIGHT_BIGRAM};`,
+    `const WEIGHT_CHARGRAM = ${WEIGHT_CHARGRAM};`,
+    finalize.toString(),
+    `const WORD_RE = ${WORD_RE.toString()};`,
+    `const STOPWORDS = new Set(${JSON.stringify([...STOPWORDS])});`,
+    tokenizeWords.toString(),
+    normalizeL2.toString(),
+    "let CHAR_SCRATCH = new Uint16Array(256);",
+    addCharGrams.toString(),
+    FeatureCounts.toString(),
+    HashedEmbedder.toString(),
+  ].join("\n");
+}

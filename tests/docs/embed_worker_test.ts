@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { openDatabase } from "../../src/store/database.ts";
+import { ingestPath } from "../../src/memory/doc_ingest.ts";
+import { HashedEmbedder, vectorToBytes } from "../../src/memory/embedder.ts";
+import { EmbedWorker } from "../../src/memory/embed_worker.ts";
+import { documentsNeedingVectors } from "../../src/store/docs_documents.ts";
+import { vectorCount } from "../../src/store/docs_vectors.ts";
+import { embeddingPieces } from "../../src/memory/doc_index.ts";
+
+Deno.test("the embedding worker computes exactly the main thread's vectors", async () => {
+  const embedder = new HashedEmbedder();
+  const worker = new EmbedWorker(embedder);
+  try {
+    const pieces = ["parseHTTPRequest get_user_name", "Ünïcode wörds, 42 and more", ""];
+    const [out] = await worker.embed([{ id: 7, pieces }]);
+    assert.equal(out.id, 7);
+    for (const [i, piece] of pieces.entries()) {
+      assert.deepEqual(out.vectors[i], vectorToBytes(embedder.embedOne(piece)));
+    }
+  } finally {
+    worker.close();
+  }
+});
+
+Deno.test("a large folder add embeds on the worker and every document has its vectors", async () => {
+  const dir = await Deno.makeTempDir();
+  const db = openDatabase(":memory:");
+  try {
+    for (let i = 0; i < 300; i++) {
+      await Deno.writeTextFile(join(dir, `n${i}.md`), `# Note ${i}\n\nalpha beta gamma${i} delta`);
+    }
+    const embedder = new HashedEmbedder();
+    const report = await ingestPath(db, dir, { session: null, embedder, now: Date.now() });
+    assert.equal(report.documents_added, 300);
+    assert.equal(documentsNeedingVectors(db, embedder.id, 10).length, 0);
+    assert.equal(vectorCount(db), 300);
+    const row = db.prepare(
+      "SELECT v.vector FROM docs_vectors v JOIN docs_documents d ON d.id = v.document_id WHERE d.name = 'n5.md'",
+    ).get() as { vector: Uint8Array };
+    const text = "# Note 5\n\nalpha beta gamma5 delta";
+    assert.deepEqual(
+      new Uint8Array(row.vector),
+      vectorToBytes(embedder.embedOne(embeddingPieces("Note 5", text)[0])),
+    );
+  } finally {
+    db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
