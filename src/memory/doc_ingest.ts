@@ -50,7 +50,7 @@ import {
 import { type Embedder, HashedEmbedder } from "./embedder.ts";
 import { type EmbeddedDocument, type EmbedJob, EmbedWorker } from "./embed_worker.ts";
 import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
-import { setVectorModel } from "../store/docs_documents.ts";
+import { isLatestDocument, setVectorModel } from "../store/docs_documents.ts";
 import { syncEmbedding } from "./embedding_config.ts";
 import { gitInfo } from "./git_info.ts";
 import { createGlobMatcher } from "./glob.ts";
@@ -378,7 +378,11 @@ class Ingest {
    */
   embedOnWorker(): void {
     if (!(this.options.embedder instanceof HashedEmbedder) || this.#embed === undefined) return;
-    this.#worker = new EmbedWorker(this.options.embedder);
+    try {
+      this.#worker = new EmbedWorker(this.options.embedder);
+    } catch {
+      // No worker (a restricted runtime): the main thread embeds as before.
+    }
   }
 
   /** Sends the documents stored by the last write to the worker. */
@@ -409,6 +413,8 @@ class Ingest {
     const db = this.db;
     const model = this.options.embedder.id;
     for (const doc of this.#embedded) {
+      // Another process may have deleted or replaced the document since it was stored.
+      if (!isLatestDocument(db, doc.id)) continue;
       if (deleteVectors(db, doc.id) > 0) bumpCounter(db, "vector_removals");
       for (const [seq, vector] of doc.vectors.entries()) {
         insertVector(db, doc.id, seq, model, vector);
@@ -545,6 +551,9 @@ class Ingest {
   }
 
   #index(id: number, path: string, title: string, bytes: Uint8Array): void {
+    // Its old vectors are gone until the worker's land: a crash before then must leave it findable
+    // by the backfill, which looks for documents without a vector model.
+    if (this.#worker !== undefined) setVectorModel(this.db, id, null);
     const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
     this.#indexText(id, path, title, extractText(path, prefix).text);
   }

@@ -237,6 +237,14 @@ export function setVectorModel(db: DatabaseSync, id: number, model: string | nul
   prepared(db, "UPDATE docs_documents SET vector_model = ? WHERE id = ?").run(model, id);
 }
 
+/** Whether a document with this id exists and is the latest version of its path. */
+export function isLatestDocument(db: DatabaseSync, id: number): boolean {
+  return prepared(db, "SELECT 1 AS x FROM docs_documents WHERE id = ? AND is_latest = 1").get(
+    id,
+  ) !==
+    undefined;
+}
+
 /** Latest text documents whose vectors are missing or from another model. */
 export function documentsNeedingVectors(
   db: DatabaseSync,
