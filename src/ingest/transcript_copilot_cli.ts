@@ -24,7 +24,6 @@ import {
   parseLineWith,
   pathSegments,
   saveCommonState,
-  type SessionTracker,
   TextCleaner,
 } from "./transcript_support.ts";
 import type {

@@ -23,7 +23,6 @@ import {
   loadCommonState,
   parseLineWith,
   saveCommonState,
-  type SessionTracker,
   TextCleaner,
 } from "./transcript_support.ts";
 import type {
