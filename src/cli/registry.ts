@@ -94,36 +94,36 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "add",
     summary: "Store files, folders or stdin in document memory",
-    load: async () => (await import("./add.ts")).command,
+    load: () => loadCommand("add"),
   },
   {
     name: "search",
     summary: "Search stored documents (hybrid, keyword, semantic, fuzzy)",
-    load: async () => (await import("./search.ts")).command,
+    load: () => loadCommand("search"),
   },
   {
     name: "grep",
     summary: "Search the text of stored documents for a regular expression",
-    load: async () => (await import("./grep.ts")).command,
+    load: () => loadCommand("grep"),
   },
   {
     name: "get",
     summary: "Print, save or describe one stored document",
-    load: async () => (await import("./get.ts")).command,
+    load: () => loadCommand("get"),
   },
   {
     name: "ls",
     summary: "List stored documents",
-    load: async () => (await import("./ls.ts")).command,
+    load: () => loadCommand("ls"),
   },
   {
     name: "restore",
     summary: "Restore a collection or snapshot to a folder",
-    load: async () => (await import("./restore.ts")).command,
+    load: () => loadCommand("restore"),
   },
   {
     name: "rm",
     summary: "Delete stored documents by name, glob or hash",
-    load: async () => (await import("./rm.ts")).command,
+    load: () => loadCommand("rm"),
   },
 ];

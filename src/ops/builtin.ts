@@ -1,6 +1,6 @@
 /**
- * The catalog Vantage ships: every built-in cassette, and the scopes that
- * together grant all of it.
+ * The catalog Vantage ships: every built-in cassette (the scope vocabulary
+ * lives in scopes.ts, so a surface can check flags without loading these).
  *
  * @module
  */
