@@ -284,29 +284,24 @@ export function anomalyHistory(
   >;
 }
 
-/** An anomaly being emitted to an agent. */
-export interface AnomalyEmission {
-  /** Session. */
-  session_id: string;
-  /** Project. */
-  project: string | null;
-  /** Rule kind. */
-  kind: string;
-  /** info, warning or critical. */
-  severity: string;
-  /** Where it is delivered. */
-  channel: string;
-  /** Identity. */
-  fingerprint: string;
-  /** What was seen. */
-  evidence: string;
-  /** What to do. */
-  suggestion: string;
-  /** Related paths. */
-  related_files: readonly string[];
-  /** First emission of this episode, ms. */
-  first_emitted_at: number;
-}
+/** An anomaly being emitted to an agent: its row's fields that the rules decide. */
+export type AnomalyEmission =
+  & Pick<
+    AnomalyRow,
+    | "session_id"
+    | "project"
+    | "kind"
+    | "severity"
+    | "channel"
+    | "fingerprint"
+    | "evidence"
+    | "suggestion"
+    | "first_emitted_at"
+  >
+  & {
+    /** Related paths. */
+    related_files: readonly string[];
+  };
 
 /** Records one emission (every emission is logged) and marks the anomaly active. */
 export function recordEmission(db: DatabaseSync, emission: AnomalyEmission, now: number): void {

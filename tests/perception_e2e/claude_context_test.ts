@@ -21,6 +21,36 @@ if (CLAUDE === undefined) {
   console.log(`skipping the Claude Code context test: ${missingClientReason("claude")}`);
 }
 
+/** Runs one `claude -p` session in `cwd` against the scripted model, with Vantage's server. */
+async function runClaude(
+  prompt: string,
+  allowedTools: string,
+  cwd: string,
+  env: Record<string, string>,
+  modelUrl: string,
+  serverUrl: string,
+): Promise<void> {
+  const run = await new Deno.Command(CLAUDE!, {
+    args: ["-p", prompt, "--allowedTools", allowedTools],
+    cwd,
+    env: {
+      ...env,
+      ANTHROPIC_BASE_URL: modelUrl,
+      ANTHROPIC_API_KEY: "test-key",
+      IS_SANDBOX: "1",
+      DISABLE_AUTOUPDATER: "1",
+      VANTAGE_URL: serverUrl,
+      DENO_DIR: denoDir(),
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(180_000),
+  }).output();
+  const decoder = new TextDecoder();
+  assert.equal(run.code, 0, decoder.decode(run.stderr) + decoder.decode(run.stdout));
+}
+
 function bodyText(body: unknown): string {
   return JSON.stringify(body ?? "");
 }
@@ -91,25 +121,14 @@ Deno.test({
       },
     });
     try {
-      const run = await new Deno.Command(CLAUDE!, {
-        args: ["-p", "Build the app and update app.txt", "--allowedTools", "Bash,Read,Edit,Write"],
-        cwd: project,
-        env: {
-          ...env,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "test-key",
-          IS_SANDBOX: "1",
-          DISABLE_AUTOUPDATER: "1",
-          VANTAGE_URL: server.url,
-          DENO_DIR: denoDir(),
-        },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        signal: AbortSignal.timeout(180_000),
-      }).output();
-      const decoder = new TextDecoder();
-      assert.equal(run.code, 0, decoder.decode(run.stderr) + decoder.decode(run.stdout));
+      await runClaude(
+        "Build the app and update app.txt",
+        "Bash,Read,Edit,Write",
+        project,
+        env,
+        model.url,
+        server.url,
+      );
       assert.ok(changedAt > 0, "the file was changed under the agent");
       const main = model.requests.filter((r) => r.main);
       assert.equal(main.length, turns.length, "every scripted turn was played");
@@ -176,25 +195,14 @@ Deno.test({
       { blocks: [{ type: "text", text: "All set." }] },
     ]);
     try {
-      const run = await new Deno.Command(CLAUDE!, {
-        args: ["-p", "What do you know about this project?", "--allowedTools", "mcp__vantage"],
-        cwd: project,
-        env: {
-          ...env,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "test-key",
-          IS_SANDBOX: "1",
-          DISABLE_AUTOUPDATER: "1",
-          VANTAGE_URL: server.url,
-          DENO_DIR: denoDir(),
-        },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        signal: AbortSignal.timeout(180_000),
-      }).output();
-      const decoder = new TextDecoder();
-      assert.equal(run.code, 0, decoder.decode(run.stderr) + decoder.decode(run.stdout));
+      await runClaude(
+        "What do you know about this project?",
+        "mcp__vantage",
+        project,
+        env,
+        model.url,
+        server.url,
+      );
       const main = model.requests.filter((r) => r.main);
       assert.equal(main.length, 3);
       // The search result Vantage returned reached the model as the tool result.
