@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { translateGlobClass } from "../core/glob_class.ts";
 
 /** Options for {@linkcode globToRegExp}. */
 export interface GlobOptions {
@@ -54,41 +55,6 @@ function splitAlternatives(body: string): string[] {
   return parts;
 }
 
-// Translates a character class starting at `open`; returns the regex text and the index after
-// the closing `]`, or undefined when the class is not closed (then `[` is literal).
-function translateClass(
-  pattern: string,
-  open: number,
-): { source: string; next: number } | undefined {
-  let i = open + 1;
-  let negate = false;
-  if (pattern[i] === "!" || pattern[i] === "^") {
-    negate = true;
-    i++;
-  }
-  let body = "";
-  // A `]` right after the opening bracket is a member, as in POSIX shells.
-  let first = true;
-  for (; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === "]" && !first) {
-      // Paths never match `/` through a class, just as `*` and `?` never cross segments.
-      return { source: negate ? `[^/${body}]` : `(?!/)[${body}]`, next: i + 1 };
-    }
-    first = false;
-    if (char === "\\" && i + 1 < pattern.length) {
-      body += `\\${pattern[++i]}`;
-    } else if (char === "-" && body !== "" && pattern[i + 1] !== "]") {
-      body += "-";
-    } else {
-      body += char === "]" || char === "[" || char === "^" || char === "-" || char === "\\"
-        ? `\\${char}`
-        : char;
-    }
-  }
-  return undefined;
-}
-
 function translate(pattern: string): string {
   let out = "";
   for (let i = 0; i < pattern.length; i++) {
@@ -121,7 +87,7 @@ function translate(pattern: string): string {
     } else if (char === "?") {
       out += "[^/]";
     } else if (char === "[") {
-      const translated = translateClass(pattern, i);
+      const translated = translateGlobClass(pattern, i);
       if (translated) {
         out += translated.source;
         i = translated.next - 1;

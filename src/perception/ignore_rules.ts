@@ -10,6 +10,7 @@
  * @module
  */
 
+import { translateGlobClass } from "../core/glob_class.ts";
 import { relative, sep } from "node:path";
 
 /**
@@ -121,37 +122,6 @@ export interface GitignoreRule {
 
 const REGEX_SPECIAL = /[.*+?^${}()|[\]\\/]/;
 
-// Translates `[...]` starting at `open`. Returns undefined when the class is not closed, in
-// which case git treats `[` literally.
-function translateClass(
-  pattern: string,
-  open: number,
-): { source: string; next: number } | undefined {
-  let i = open + 1;
-  let negate = false;
-  if (pattern[i] === "!" || pattern[i] === "^") {
-    negate = true;
-    i++;
-  }
-  let body = "";
-  let first = true;
-  for (; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === "]" && !first) {
-      return { source: negate ? `[^/${body}]` : `(?!/)[${body}]`, next: i + 1 };
-    }
-    first = false;
-    if (char === "\\" && i + 1 < pattern.length) {
-      body += `\\${pattern[++i]}`;
-    } else if (char === "\\" || char === "]" || char === "[" || char === "^") {
-      body += `\\${char}`;
-    } else {
-      body += char;
-    }
-  }
-  return undefined;
-}
-
 // Glob body to regex source with gitignore's rules for `**`: only `**/` at the start, `/**` at
 // the end and `/**/` in the middle are special; any other `**` behaves like `*`.
 function globToRegexSource(glob: string): string {
@@ -186,7 +156,7 @@ function globToRegexSource(glob: string): string {
       continue;
     }
     if (char === "[") {
-      const cls = translateClass(glob, i);
+      const cls = translateGlobClass(glob, i);
       if (cls !== undefined) {
         out += cls.source;
         i = cls.next;
