@@ -7,9 +7,12 @@
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
 import { findDocuments } from "../../memory/doc_read.ts";
+import { setPins, targetSession } from "../../memory/doc_sessions.ts";
 import { matchesGlob } from "../../memory/glob.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import { documentPathsAll } from "../../store/docs_documents.ts";
+import { docsContext } from "../docs/shared.ts";
+import type { OperationContext } from "../operation.ts";
 
 /** A session as the session operations report it. */
 export const sessionInfoSchema = z.object({
@@ -58,4 +61,23 @@ export function pinTargets(
     ).map(({ id, hash, path }) => ({ id, hash, path }));
   }
   throw new VantageError("invalid_arguments", "give 'hash', 'name' or 'path' (a glob) to pin");
+}
+
+/** Pins (`pinned` true) or unpins the documents `input` names in its session. */
+export function runPin(
+  context: OperationContext,
+  input: z.infer<typeof pinInputSchema>,
+  pinned: boolean,
+): z.infer<typeof pinOutputSchema> {
+  const docs = docsContext(context);
+  const session = targetSession(docs.db, input.session);
+  const documents = pinTargets(docs.db, input);
+  const changed = setPins(
+    docs.db,
+    session.session_id,
+    documents.map((d) => d.id),
+    pinned,
+    docs.now,
+  );
+  return { session_id: session.session_id, matched: documents.length, changed, documents };
 }

@@ -3,10 +3,8 @@
  *
  * @module
  */
-import { setPins, targetSession } from "../../memory/doc_sessions.ts";
-import { docsContext } from "../docs/shared.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { pinInputSchema, pinOutputSchema, pinTargets } from "./shared.ts";
+import { pinInputSchema, pinOutputSchema, runPin } from "./shared.ts";
 
 /** The `session.unpin` operation. */
 export const unpinOperation: Operation = defineOperation({
@@ -24,17 +22,5 @@ export const unpinOperation: Operation = defineOperation({
     openWorldHint: false,
   },
   composite: { tool: "session", name: "unpin" },
-  run(context, input) {
-    const docs = docsContext(context);
-    const session = targetSession(docs.db, input.session);
-    const documents = pinTargets(docs.db, input);
-    const changed = setPins(
-      docs.db,
-      session.session_id,
-      documents.map((d) => d.id),
-      false,
-      docs.now,
-    );
-    return { session_id: session.session_id, matched: documents.length, changed, documents };
-  },
+  run: (context, input) => runPin(context, input, false),
 });
