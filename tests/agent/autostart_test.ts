@@ -85,6 +85,13 @@ Deno.test("a SessionStart hook starts the server when none runs, and its event i
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
+    // Whatever failed above, the server this test started must not outlive it.
+    try {
+      const lock = JSON.parse(await Deno.readTextFile(`${home.dataHome}/serve.lock`));
+      Deno.kill(lock.pid, "SIGTERM");
+    } catch {
+      // Never started, or already stopped.
+    }
     await home.cleanup();
   }
 });
