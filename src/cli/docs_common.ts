@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { writeStdout } from "./output.ts";
 import { VantageError } from "../core/errors.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
 import { executeOperation } from "../ops/executor.ts";
@@ -88,4 +89,21 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/**
+ * Prints an operation's result the way `--json` and `--paths-only` ask for:
+ * the whole result as JSON, or one stored path per line. Returns whether it
+ * printed, so the command prints its own table otherwise.
+ */
+export function printJsonOrPaths(result: Record<string, unknown>, json: boolean): boolean {
+  if (json) {
+    writeStdout(JSON.stringify(result, null, 2) + "\n");
+    return true;
+  }
+  if (Array.isArray(result.paths)) {
+    for (const path of result.paths as string[]) writeStdout(path + "\n");
+    return true;
+  }
+  return false;
 }

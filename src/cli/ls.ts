@@ -8,6 +8,7 @@ import {
   formatBytes,
   integerFlag,
   listFlag,
+  printJsonOrPaths,
   runDocsOperation,
   setDefined,
   stringFlag,
@@ -81,14 +82,7 @@ Options:
     if (values["use-session"] === true) params.use_session = true;
     if (values["paths-only"] === true) params.paths_only = true;
     const result = await runDocsOperation("docs.list", params, values.scopes);
-    if (values.json === true) {
-      writeStdout(JSON.stringify(result, null, 2) + "\n");
-      return 0;
-    }
-    if (Array.isArray(result.paths)) {
-      for (const path of result.paths as string[]) writeStdout(path + "\n");
-      return 0;
-    }
+    if (printJsonOrPaths(result, values.json === true)) return 0;
     const documents = (result.documents ?? []) as Listed[];
     if (documents.length === 0) {
       writeStdout("No stored documents.\n");

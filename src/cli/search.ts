@@ -5,7 +5,13 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
-import { integerFlag, runDocsOperation, setDefined, stringFlag } from "./docs_common.ts";
+import {
+  integerFlag,
+  printJsonOrPaths,
+  runDocsOperation,
+  setDefined,
+  stringFlag,
+} from "./docs_common.ts";
 
 interface Result {
   id: number;
@@ -68,14 +74,7 @@ Options:
     if (values["paths-only"] === true) params.paths_only = true;
     if (values["use-session"] === true) params.use_session = true;
     const result = await runDocsOperation("docs.search", params, values.scopes);
-    if (values.json === true) {
-      writeStdout(JSON.stringify(result, null, 2) + "\n");
-      return 0;
-    }
-    if (Array.isArray(result.paths)) {
-      for (const path of result.paths as string[]) writeStdout(path + "\n");
-      return 0;
-    }
+    if (printJsonOrPaths(result, values.json === true)) return 0;
     const results = (result.results ?? []) as Result[];
     if (results.length === 0) {
       writeStdout(`No documents match '${query || hash}'.\n`);
