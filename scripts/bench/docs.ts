@@ -23,7 +23,7 @@ import {
 } from "../../src/memory/doc_search.ts";
 import { HashedEmbedder, STOPWORDS } from "../../src/memory/embedder.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
-import { matchFts } from "../../src/store/docs_fts.ts";
+import { docsIndex, matchFts } from "../../src/store/docs_fts.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
 import type { Services } from "../../src/ops/services.ts";
@@ -440,7 +440,7 @@ async function benchSearchLatency(work: string): Promise<void> {
     for (const query of queries) {
       const expression = query.split(" ").map((w) => `"${w}"`).join(" OR ");
       const t = performance.now();
-      matchFts(db, expression, { title: 1, path: 1, body: 1 }, 10);
+      matchFts(docsIndex(db), expression, { title: 1, path: 1, body: 1 }, 10);
       bare.push(performance.now() - t);
     }
     const row = (name: string, times: number[], target: string, yams: string) => [

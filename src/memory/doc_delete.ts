@@ -17,7 +17,8 @@ import { releaseContentIfUnused } from "../store/docs_chunks.ts";
 import { deleteEmptySnapshots } from "../store/docs_snapshots.ts";
 import { bumpCounter } from "../store/docs_statements.ts";
 import { collectGarbage } from "./content_store.ts";
-import { unindexDocument } from "./doc_index.ts";
+import { applyOwnChanges, unindexDocument } from "./doc_index.ts";
+import type { IndexChange } from "../store/docs_fts.ts";
 import { findDocuments } from "./doc_read.ts";
 import { matchesGlob } from "./glob.ts";
 
@@ -80,9 +81,10 @@ export function deleteDocuments(db: DatabaseSync, request: DeleteRequest): Delet
     bytes_freed: 0,
   };
   if (request.dryRun || rows.length === 0) return report;
+  const changes: IndexChange[] = [];
   transaction(db, () => {
     for (const row of rows) {
-      unindexDocument(db, row.id);
+      changes.push(unindexDocument(db, row.id));
       deleteDocumentRow(db, row.id);
     }
     for (const hash of new Set(rows.map((row) => row.hash))) releaseContentIfUnused(db, hash);
@@ -92,5 +94,6 @@ export function deleteDocuments(db: DatabaseSync, request: DeleteRequest): Delet
     report.bytes_freed = freed.bytes;
     bumpCounter(db, "index_generation");
   });
+  applyOwnChanges(db, changes);
   return report;
 }

@@ -14,7 +14,22 @@
  */
 import { dirname, posix } from "node:path";
 import type { DatabaseSync } from "../store/database.ts";
-import { allTerms, deleteFtsRow, insertFtsRow, insertTerms } from "../store/docs_fts.ts";
+import {
+  allTerms,
+  applyIndexChanges,
+  clearIndexChanges,
+  docsIndex,
+  type IndexChange,
+  indexChangesQueued,
+  indexTransaction,
+  MAX_VOCABULARY_CHARS,
+  queuedIndexChanges,
+  queueIndexChange,
+} from "../store/docs_fts.ts";
+import { documentById } from "../store/docs_documents.ts";
+import { transaction } from "../store/database.ts";
+import { readContentPrefix } from "./content_store.ts";
+import { extractText } from "./text_extract.ts";
 import { deleteGraph, insertGraph } from "../store/docs_graph.ts";
 import { bumpCounter, readState, writeState } from "../store/docs_statements.ts";
 import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
@@ -28,8 +43,7 @@ export const MAX_INDEXED_BYTES = 1024 * 1024;
 export const MAX_EMBED_PIECES = 8;
 /** Target characters per embedded piece. */
 export const EMBED_PIECE_CHARS = 1200;
-/** Characters of a document scanned for fuzzy-vocabulary words. */
-export const MAX_VOCABULARY_CHARS = 4 * 1024;
+export { MAX_VOCABULARY_CHARS, vocabularyWords } from "../store/docs_fts.ts";
 /** Largest text (characters) whose code graph is extracted. */
 export const MAX_GRAPH_CHARS = 1024 * 1024;
 
@@ -56,14 +70,19 @@ export interface IndexContext {
 }
 
 /**
- * Writes a document's index rows. Binaries are stored and listed but not
- * indexed: they get no rows at all.
+ * Writes a document's index rows (inside the caller's store transaction):
+ * vectors and code graph now, the full-text row by queueing a change, which
+ * is returned for the caller to apply (see {@linkcode applyOwnChanges}).
+ * Binaries are stored and listed but not indexed: they get no rows at all.
  */
-export function indexDocument(db: DatabaseSync, context: IndexContext, input: IndexInput): void {
-  if (input.text === undefined) return;
+export function indexDocument(
+  db: DatabaseSync,
+  context: IndexContext,
+  input: IndexInput,
+): IndexChange | undefined {
+  if (input.text === undefined) return undefined;
   const text = input.text;
-  insertFtsRow(db, input.id, input.title, input.path, text);
-  addVocabulary(db, `${input.title} ${input.path} ${text.slice(0, MAX_VOCABULARY_CHARS)}`);
+  const seq = queueIndexChange(db, input.id, "add");
   if (context.embed !== undefined) {
     const pieces = embeddingPieces(input.title, text);
     for (const [seq, piece] of pieces.entries()) {
@@ -74,13 +93,19 @@ export function indexDocument(db: DatabaseSync, context: IndexContext, input: In
   if (text.length <= MAX_GRAPH_CHARS && languageFromPath(input.path) !== undefined) {
     storeGraph(db, input.id, input.path, text);
   }
+  return { seq, op: "add", id: input.id, title: input.title, path: input.path, text };
 }
 
-/** Removes a document's index rows (keyword row, vectors, graph). */
-export function unindexDocument(db: DatabaseSync, id: number): void {
-  deleteFtsRow(db, id);
+/**
+ * Removes a document's index rows (inside the caller's store transaction):
+ * vectors and graph now, the full-text row by queueing a change, which is
+ * returned for the caller to apply.
+ */
+export function unindexDocument(db: DatabaseSync, id: number): IndexChange {
+  const seq = queueIndexChange(db, id, "remove");
   if (deleteVectors(db, id) > 0) bumpCounter(db, "vector_removals");
   deleteGraph(db, id);
+  return { seq, op: "remove", id };
 }
 
 /**
@@ -136,64 +161,95 @@ function breakPoint(text: string, limit: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fuzzy vocabulary
+// Applying queued changes to the full-text index
 
+/** Words known to be in each index connection's vocabulary (saves a write per repeated word). */
 const KNOWN_TERMS = new WeakMap<DatabaseSync, Set<string>>();
 
-/**
- * The words of a text that belong in the fuzzy vocabulary: lowercase, 3–32
- * characters, without digits (numbers, hashes and numbered identifiers are
- * not what people misspell, and they would swamp the vocabulary). Letters,
- * digits and `_` make words; any non-ASCII character counts as a letter.
- */
-export function vocabularyWords(text: string): Set<string> {
-  // A hand-written scan: this runs over every stored text, and a Unicode-class regex was
-  // several times slower.
-  const words = new Set<string>();
-  let start = -1;
-  let digit = false;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
-    const isDigit = c >= 48 && c <= 57;
-    const isWord = isDigit || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 ||
-      (c > 127 && c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && c !== 0x3000);
-    if (isWord) {
-      if (start < 0) {
-        start = i;
-        digit = false;
-      }
-      if (isDigit) digit = true;
-    } else if (start >= 0) {
-      const length = i - start;
-      if (length >= 3 && length <= 32 && !digit) words.add(text.slice(start, i).toLowerCase());
-      start = -1;
-    }
-  }
-  return words;
-}
+/** Changes this process has handed to an index worker and not yet seen applied. */
+const IN_FLIGHT = new WeakMap<DatabaseSync, Set<number>>();
 
-function addVocabulary(db: DatabaseSync, text: string): void {
-  let known = KNOWN_TERMS.get(db);
+function knownTerms(index: DatabaseSync): Set<string> {
+  let known = KNOWN_TERMS.get(index);
   if (known === undefined) {
-    known = new Set(allTerms(db));
-    KNOWN_TERMS.set(db, known);
+    known = new Set(allTerms(index));
+    KNOWN_TERMS.set(index, known);
   }
-  const fresh: string[] = [];
-  for (const word of vocabularyWords(text)) {
-    if (!known.has(word)) {
-      known.add(word);
-      fresh.push(word);
-    }
-  }
-  if (fresh.length > 0) insertTerms(db, fresh);
+  return known;
 }
 
 /**
- * Forgets this process's copy of the vocabulary (after a rolled-back
- * transaction, words it recorded may not have been stored).
+ * Applies changes this process queued (their texts in hand) to the index,
+ * then takes them off the queue. Must not run inside a store transaction.
  */
-export function forgetVocabulary(db: DatabaseSync): void {
-  KNOWN_TERMS.delete(db);
+export function applyOwnChanges(db: DatabaseSync, changes: readonly IndexChange[]): void {
+  if (changes.length === 0) return;
+  const index = docsIndex(db);
+  const known = knownTerms(index);
+  try {
+    indexTransaction(index, () => applyIndexChanges(index, changes, known, MAX_VOCABULARY_CHARS));
+  } catch (error) {
+    // Words cached by the rolled-back transaction may not be stored.
+    KNOWN_TERMS.delete(index);
+    throw error;
+  }
+  // Only once the index has committed: a crash in between applies them again, harmlessly.
+  transaction(db, () => clearIndexChanges(db, changes.map((change) => change.seq)));
+}
+
+/** Marks changes as being applied by this process's index worker (a catch-up skips them). */
+export function markInFlight(db: DatabaseSync, seqs: readonly number[], inFlight: boolean): void {
+  let set = IN_FLIGHT.get(db);
+  if (set === undefined) {
+    set = new Set();
+    IN_FLIGHT.set(db, set);
+  }
+  for (const seq of seqs) {
+    if (inFlight) set.add(seq);
+    else set.delete(seq);
+  }
+}
+
+/**
+ * Applies whatever is queued and not being applied by this process: changes
+ * left by a process that stopped before its index committed, or by another
+ * process still at work (applying them twice is harmless). Texts are read
+ * back from the content store. Called before every search; costs one query
+ * when the queue is empty. Must not run inside a store transaction.
+ */
+export function catchUpDocsIndex(db: DatabaseSync): number {
+  docsIndex(db);
+  if (!indexChangesQueued(db)) return 0;
+  const inFlight = IN_FLIGHT.get(db) ?? new Set<number>();
+  let applied = 0;
+  let after = 0;
+  for (;;) {
+    const page = queuedIndexChanges(db, 256, after);
+    if (page.length === 0) return applied;
+    after = page[page.length - 1].seq;
+    const queued = page.filter((change) => !inFlight.has(change.seq));
+    const changes: IndexChange[] = queued.map((change) => {
+      if (change.op !== "add") return change;
+      const doc = documentById(db, change.id);
+      // Superseded or deleted since: its own remove is queued too, or it is gone.
+      if (doc === undefined || doc.is_latest !== 1) return { ...change, op: "remove" };
+      let text = "";
+      try {
+        const bytes = readContentPrefix(
+          db,
+          doc.hash,
+          { path: doc.path, id: doc.id },
+          MAX_INDEXED_BYTES,
+        );
+        text = extractText(doc.path, bytes).text ?? "";
+      } catch {
+        // A damaged document is reported by get and grep; it is indexed by its title and path.
+      }
+      return { ...change, title: doc.title, path: doc.path, text };
+    });
+    applyOwnChanges(db, changes);
+    applied += changes.length;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

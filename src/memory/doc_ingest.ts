@@ -27,7 +27,12 @@ import {
   snapshotExists,
   upsertSnapshot,
 } from "../store/docs_snapshots.ts";
-import { syncTermIndex } from "../store/docs_fts.ts";
+import {
+  clearIndexChanges,
+  docsIndex,
+  docsIndexFile,
+  type IndexChange,
+} from "../store/docs_fts.ts";
 import { bumpCounter, useLargePageCache } from "../store/docs_statements.ts";
 import {
   collectGarbage,
@@ -38,17 +43,19 @@ import {
   type PutResult,
 } from "./content_store.ts";
 import {
+  applyOwnChanges,
+  catchUpDocsIndex,
   embeddingPieces,
   embedPending,
-  forgetVocabulary,
   indexDocument,
+  markInFlight,
   markVectorsIncomplete,
   MAX_INDEXED_BYTES,
   type PendingVectors,
   unindexDocument,
 } from "./doc_index.ts";
 import { type Embedder, HashedEmbedder } from "./embedder.ts";
-import { type EmbeddedDocument, type EmbedJob, EmbedWorker } from "./embed_worker.ts";
+import { type EmbeddedDocument, type EmbedJob, IndexWorker } from "./index_worker.ts";
 import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
 import { isLatestDocument, setVectorModel } from "../store/docs_documents.ts";
 import { syncEmbedding } from "./embedding_config.ts";
@@ -162,7 +169,7 @@ export interface InlineDocument {
 
 const BATCH_FILES = 256;
 const BATCH_BYTES = 64 * 1024 * 1024;
-/** Adds of at least this many files embed on a worker while the next batch is stored. */
+/** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
 
 /**
@@ -236,7 +243,7 @@ async function ingestList(
 ): Promise<void> {
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(directory, git);
-  if (files.length >= WORKER_MIN_FILES) ingest.embedOnWorker();
+  if (files.length >= WORKER_MIN_FILES) ingest.useWorker();
   const restoreCache = useLargePageCache(db);
   try {
     await addInBatches(ingest, files, options);
@@ -283,6 +290,7 @@ export async function ingestInline(
   const report = newReport(options);
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(null, { commit: null, branch: null, remote: null });
+  if (documents.length >= WORKER_MIN_FILES) ingest.useWorker();
   const restoreCache = useLargePageCache(db);
   try {
     ingest.write(() => {
@@ -300,6 +308,7 @@ export async function ingestInline(
     });
     await ingest.finish();
   } finally {
+    ingest.close();
     restoreCache();
   }
   return report;
@@ -326,14 +335,18 @@ function newReport(options: IngestOptions): IngestReport {
 class Ingest {
   #pending: PendingVectors[] = [];
   #embed: ((text: string) => Float32Array) | undefined;
-  /** Embeds on the second core, when the add is large enough to be worth a worker. */
-  #worker: EmbedWorker | undefined;
+  /** Indexes and embeds on the second core, when the add is large enough to be worth a worker. */
+  #worker: IndexWorker | undefined;
   /** Documents of the current batch waiting to be sent to the worker. */
   #jobs: EmbedJob[] = [];
+  /** Full-text changes queued by the current write, applied once it commits. */
+  #changes: IndexChange[] = [];
   /** Batches sent to the worker, oldest first. */
-  #inFlight: Array<Promise<EmbeddedDocument[]>> = [];
+  #inFlight: Array<Promise<unknown>> = [];
   /** Vectors back from the worker, stored with the next write. */
   #embedded: EmbeddedDocument[] = [];
+  /** Queue positions the worker has applied, cleared from the queue with the next write. */
+  #applied: number[] = [];
   #workerFailure: Error | undefined;
   #markedIncomplete = false;
   #snapshotId = "";
@@ -373,31 +386,47 @@ class Ingest {
   }
 
   /**
-   * Embeds on a worker from now on (only with the built-in hashed embedder,
-   * whose worker computes the same vectors).
+   * Indexes and embeds on a worker from now on: full-text changes when the
+   * store is a file (the worker writes the index file), vectors when the
+   * embedder is the built-in hashed one (the worker computes the same
+   * vectors). Nothing to hand over, no worker.
    */
-  embedOnWorker(): void {
-    if (!(this.options.embedder instanceof HashedEmbedder) || this.#embed === undefined) return;
+  useWorker(): void {
+    const embedder = this.options.embedder instanceof HashedEmbedder && this.#embed !== undefined
+      ? this.options.embedder
+      : undefined;
+    const indexPath = docsIndexFile(this.db);
+    if (embedder === undefined && indexPath === undefined) return;
+    // The index file exists, with its schema, before the worker opens it.
+    docsIndex(this.db);
     try {
-      this.#worker = new EmbedWorker(this.options.embedder);
+      this.#worker = new IndexWorker({ embedder, indexPath });
     } catch {
-      // No worker (a restricted runtime): the main thread embeds as before.
+      // No worker (a restricted runtime): the main thread indexes and embeds as before.
     }
   }
 
   /** Sends the documents stored by the last write to the worker. */
   dispatch(): void {
-    if (this.#worker === undefined || this.#jobs.length === 0) return;
+    if (this.#worker === undefined) return;
+    const changes = this.#worker.indexes ? this.#changes : [];
+    if (this.#worker.indexes) this.#changes = [];
     const jobs = this.#jobs;
     this.#jobs = [];
-    const done = this.#worker.embed(jobs);
+    if (changes.length === 0 && jobs.length === 0) return;
+    const seqs = changes.map((change) => change.seq);
+    markInFlight(this.db, seqs, true);
+    const done = this.#worker.run(changes, jobs);
     this.#inFlight.push(done);
     done.then((out) => {
-      this.#inFlight.splice(this.#inFlight.indexOf(done), 1);
-      for (const doc of out) this.#embedded.push(doc);
+      for (const doc of out.embedded) this.#embedded.push(doc);
+      for (const seq of out.applied) this.#applied.push(seq);
     }, (error) => {
-      this.#inFlight.splice(this.#inFlight.indexOf(done), 1);
       this.#workerFailure ??= error instanceof Error ? error : new Error(String(error));
+    }).finally(() => {
+      this.#inFlight.splice(this.#inFlight.indexOf(done), 1);
+      // Not applied: the final catch-up applies them.
+      markInFlight(this.db, seqs, false);
     });
   }
 
@@ -424,24 +453,37 @@ class Ingest {
     this.#embedded = [];
   }
 
-  /** Runs `work` in one transaction, bumping the search generation when it commits. */
+  /**
+   * Runs `work` in one transaction, bumping the search generation when it
+   * commits; then applies its full-text changes, unless a worker will.
+   */
   write(work: () => void): void {
     const opensSnapshot = !this.#snapshotOpened;
     const embedded = this.#embedded;
+    const applied = this.#applied;
     try {
       transaction(this.db, () => {
         if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
         this.#storeEmbedded();
+        this.#applied = [];
+        clearIndexChanges(this.db, applied);
         work();
-        syncTermIndex(this.db);
         bumpCounter(this.db, "index_generation");
       });
       this.#snapshotOpened = true;
     } catch (error) {
-      // Vectors not stored are kept for the next write.
+      // Vectors and applied positions not recorded are kept for the next write; what the work
+      // queued was rolled back with it.
       this.#embedded = embedded.concat(this.#embedded);
-      forgetVocabulary(this.db);
+      this.#applied = applied.concat(this.#applied);
+      this.#changes = [];
+      this.#jobs = [];
       throw error;
+    }
+    if (this.#worker?.indexes !== true) {
+      const changes = this.#changes;
+      this.#changes = [];
+      applyOwnChanges(this.db, changes);
     }
   }
 
@@ -506,9 +548,7 @@ class Ingest {
         session_id: options.session ?? undefined,
       });
       if (existing.is_latest === 0) {
-        for (const old of supersedeOtherVersions(db, file.path, existing.id)) {
-          unindexDocument(db, old);
-        }
+        for (const old of supersedeOtherVersions(db, file.path, existing.id)) this.#unindex(old);
         this.#index(existing.id, file.path, existing.title, bytes);
       }
       this.#decorate(existing.id);
@@ -538,10 +578,10 @@ class Ingest {
       session_id: options.session,
       source_url: options.sourceUrl ?? null,
     };
-    const embedsNow = this.#embed !== undefined && this.#worker === undefined &&
+    const embedsNow = this.#embed !== undefined && this.#worker?.embeds !== true &&
       extracted.text !== undefined;
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
-    for (const old of supersedeOtherVersions(db, file.path, id)) unindexDocument(db, old);
+    for (const old of supersedeOtherVersions(db, file.path, id)) this.#unindex(old);
     this.#indexText(id, file.path, row.title, extracted.text, embedsNow);
     this.#decorate(id);
     this.#note(
@@ -550,10 +590,14 @@ class Ingest {
     );
   }
 
+  #unindex(id: number): void {
+    this.#changes.push(unindexDocument(this.db, id));
+  }
+
   #index(id: number, path: string, title: string, bytes: Uint8Array): void {
     // Its old vectors are gone until the worker's land: a crash before then must leave it findable
     // by the backfill, which looks for documents without a vector model.
-    if (this.#worker !== undefined) setVectorModel(this.db, id, null);
+    if (this.#worker?.embeds === true) setVectorModel(this.db, id, null);
     const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
     this.#indexText(id, path, title, extractText(path, prefix).text);
   }
@@ -565,12 +609,13 @@ class Ingest {
     text: string | undefined,
     modelRecorded = false,
   ): void {
-    const onWorker = this.#worker !== undefined;
-    indexDocument(
+    const onWorker = this.#worker?.embeds === true;
+    const change = indexDocument(
       this.db,
       { model: this.options.embedder.id, embed: onWorker ? undefined : this.#embed },
       { id, path, title, text, modelRecorded },
     );
+    if (change !== undefined) this.#changes.push(change);
     if (onWorker && text !== undefined) {
       // Until the worker's vectors are stored, a search after a crash must know to fill the gap.
       if (!this.#markedIncomplete) markVectorsIncomplete(this.db);
@@ -616,7 +661,7 @@ class Ingest {
     while (this.#inFlight.length > 0) await this.#inFlight[0].catch(() => {});
     if (this.#workerFailure !== undefined) {
       this.report.warnings.push(
-        `embedding on a worker failed (${this.#workerFailure.message}); semantic search will embed these documents later`,
+        `indexing on a worker failed (${this.#workerFailure.message}); the main thread indexed the documents and semantic search will embed them later`,
       );
     }
     this.write(() => {
@@ -624,6 +669,8 @@ class Ingest {
       // Chunks given back by a file that changed while it was stored.
       collectGarbage(this.db);
     });
+    // Changes the worker could not apply (it failed) are applied here.
+    catchUpDocsIndex(this.db);
     if (this.#pending.length > 0) {
       try {
         await embedPending(

@@ -18,14 +18,14 @@ import {
 } from "../store/docs_documents.ts";
 import {
   type ColumnWeights,
+  docsIndex,
   matchFts,
-  syncTermIndex,
-  termIndexBehind,
   termsSharingTrigrams,
 } from "../store/docs_fts.ts";
 import { transaction } from "../store/database.ts";
 import { readContentPrefix } from "./content_store.ts";
 import {
+  catchUpDocsIndex,
   embedPending,
   markVectorsComplete,
   MAX_INDEXED_BYTES,
@@ -127,6 +127,8 @@ export interface Ranking {
 export async function rankDocuments(db: DatabaseSync, request: SearchRequest): Promise<Ranking> {
   const fusion = { ...DEFAULT_FUSION, ...request.fusion };
   const depth = Math.max(fusion.depth, request.limit);
+  // Changes a stopped process left queued are indexed first.
+  catchUpDocsIndex(db);
   switch (request.mode) {
     case "keyword": {
       let hits = keywordHits(db, request.query, depth, fusion.columns, request.filter);
@@ -230,7 +232,7 @@ export function keywordHits(
 ): RankedDocument[] {
   const terms = queryKeywords(query);
   if (terms.length === 0) return [];
-  return matchFts(db, anyTermExpression(terms), columns, limit, filter);
+  return matchFts(docsIndex(db), anyTermExpression(terms), columns, limit, allowed(db, filter));
 }
 
 /**
@@ -245,7 +247,7 @@ export function similarWords(
 ): Array<{ word: string; similarity: number }> {
   const expression = sharedTrigramExpression(word);
   if (expression === undefined) return [{ word, similarity: 1 }];
-  const scored = termsSharingTrigrams(db, expression, 200)
+  const scored = termsSharingTrigrams(docsIndex(db), expression, 200)
     .map((candidate) => ({ word: candidate, similarity: trigramSimilarity(word, candidate) }))
     .filter((candidate) => candidate.similarity >= similarity)
     .sort((a, b) => b.similarity - a.similarity || a.word.localeCompare(b.word));
@@ -262,8 +264,6 @@ export function fuzzyHits(
   filter: DocumentFilter,
 ): RankedDocument[] {
   const terms = queryKeywords(query);
-  // Words added by a process that stopped before indexing them are indexed now.
-  if (termIndexBehind(db)) transaction(db, () => syncTermIndex(db));
   const widened = new Set<string>();
   for (const term of terms) {
     if (term.includes(" ")) {
@@ -273,7 +273,18 @@ export function fuzzyHits(
     for (const match of similarWords(db, term, similarity)) widened.add(match.word);
   }
   if (widened.size === 0) return [];
-  return matchFts(db, anyTermExpression([...widened]), columns, limit, filter);
+  return matchFts(
+    docsIndex(db),
+    anyTermExpression([...widened]),
+    columns,
+    limit,
+    allowed(db, filter),
+  );
+}
+
+/** The documents a narrowing filter allows; undefined when it narrows nothing. */
+function allowed(db: DatabaseSync, filter: DocumentFilter): Set<number> | undefined {
+  return isNarrowFilter(filter) ? new Set(filteredIds(db, filter)) : undefined;
 }
 
 /** Semantic hits: cosine over the stored vectors of the configured embedder. */

@@ -6,6 +6,7 @@
  */
 import { resolvePaths, type VantagePaths } from "../core/config.ts";
 import { type DatabaseSync, openDatabase } from "../store/database.ts";
+import { closeDocsIndex } from "../store/docs_fts.ts";
 import { openMessageIndex } from "../store/message_index.ts";
 import { type ServiceKey, serviceKey, Services } from "./services.ts";
 
@@ -44,7 +45,10 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
       return paths.userHome;
     }
   });
-  services.provide(DATABASE, () => openDatabase(paths.database), (db) => db.close());
+  services.provide(DATABASE, () => openDatabase(paths.database), (db) => {
+    closeDocsIndex(db);
+    db.close();
+  });
   services.provide(MESSAGE_INDEX, () => {
     services.get(DATABASE); // creates the data folder
     return openMessageIndex(paths.database);

@@ -397,4 +397,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX docs_suggestions_served_lookup ON docs_suggestions_served (session_id, query_key, id);
     `,
   },
+  {
+    version: 12,
+    name: "document memory: the search index moves to its own file, fed by a queue",
+    sql: `
+      DROP TABLE IF EXISTS docs_terms_fts;
+      DROP TABLE IF EXISTS docs_terms;
+      DROP TABLE IF EXISTS docs_fts;
+      DELETE FROM docs_state WHERE key = 'terms_indexed_through';
+
+      -- op: 1 = index the document's text, 0 = remove it. A row leaves the queue once the index
+      -- (docs-index.db) has committed it.
+      CREATE TABLE docs_index_queue (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        document_id INTEGER NOT NULL,
+        op          INTEGER NOT NULL CHECK (op IN (0, 1))
+      ) STRICT;
+    `,
+  },
 ];

@@ -3,17 +3,17 @@ import { join } from "node:path";
 import { openDatabase } from "../../src/store/database.ts";
 import { ingestPath } from "../../src/memory/doc_ingest.ts";
 import { HashedEmbedder, vectorToBytes } from "../../src/memory/embedder.ts";
-import { EmbedWorker } from "../../src/memory/embed_worker.ts";
+import { IndexWorker } from "../../src/memory/index_worker.ts";
 import { documentsNeedingVectors } from "../../src/store/docs_documents.ts";
 import { vectorCount } from "../../src/store/docs_vectors.ts";
 import { embeddingPieces } from "../../src/memory/doc_index.ts";
 
 Deno.test("the embedding worker computes exactly the main thread's vectors", async () => {
   const embedder = new HashedEmbedder();
-  const worker = new EmbedWorker(embedder);
+  const worker = new IndexWorker({ embedder });
   try {
     const pieces = ["parseHTTPRequest get_user_name", "Ünïcode wörds, 42 and more", ""];
-    const [out] = await worker.embed([{ id: 7, pieces }]);
+    const [out] = (await worker.run([], [{ id: 7, pieces }])).embedded;
     assert.equal(out.id, 7);
     for (const [i, piece] of pieces.entries()) {
       assert.deepEqual(out.vectors[i], vectorToBytes(embedder.embedOne(piece)));

@@ -1,0 +1,189 @@
+/**
+ * The index worker of a large add: on the second core it applies one
+ * batch's full-text changes to the index file and embeds the batch's pieces
+ * with the built-in hashed embedder, while the main thread stores the next
+ * batch. It runs the very same code as the main thread (the source of
+ * `applyIndexChanges` and of {@linkcode HashedEmbedder} is sent to it), so
+ * its index rows and vectors are identical to those made without it. It is
+ * started from a data URL, which needs no read permission on Vantage's own
+ * files.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import {
+  applyIndexChangesSource,
+  DOCS_INDEX_SCHEMA,
+  type IndexChange,
+  MAX_VOCABULARY_CHARS,
+} from "../store/docs_fts.ts";
+import { type HashedEmbedder, hashedEmbedderSource } from "./embedder.ts";
+
+/** Pieces of text of one document to embed. */
+export interface EmbedJob {
+  /** Document id. */
+  id: number;
+  /** The pieces, in order (see `embeddingPieces`). */
+  pieces: string[];
+}
+
+/** The vectors of one document, as little-endian float32 bytes, one per piece. */
+export interface EmbeddedDocument {
+  /** Document id. */
+  id: number;
+  /** One vector per piece, serialized as `vectorToBytes` does. */
+  vectors: Uint8Array[];
+}
+
+/** What the worker did with one batch. */
+export interface IndexedBatch {
+  /** Vectors of the batch's embed jobs. */
+  embedded: EmbeddedDocument[];
+  /** Queue positions of the changes now committed to the index. */
+  applied: number[];
+}
+
+/** What the worker does. */
+export interface IndexWorkerOptions {
+  /** Embeds jobs like this embedder (no embedding when absent). */
+  embedder?: HashedEmbedder;
+  /** Index file to apply changes to (changes are refused when absent). */
+  indexPath?: string;
+}
+
+function workerSource(options: IndexWorkerOptions): string {
+  return `
+import { DatabaseSync } from "node:sqlite";
+${options.embedder === undefined ? "" : hashedEmbedderSource()}
+${applyIndexChangesSource()}
+const embedder = ${
+    options.embedder === undefined
+      ? "undefined"
+      : `new HashedEmbedder({ dimensions: ${options.embedder.dimensions} })`
+  };
+let index;
+let known;
+function openIndex() {
+  if (index !== undefined) return index;
+  index = new DatabaseSync(${JSON.stringify(options.indexPath ?? "")}, { timeout: 5000 });
+  index.exec("PRAGMA journal_mode = WAL");
+  index.exec("PRAGMA synchronous = NORMAL");
+  index.exec("PRAGMA cache_size = -65536");
+  index.exec(${JSON.stringify(DOCS_INDEX_SCHEMA)});
+  known = new Set(index.prepare("SELECT term FROM docs_terms").all().map((row) => row.term));
+  return index;
+}
+function toBytes(vector) {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i], true);
+  return bytes;
+}
+self.onmessage = (event) => {
+  const { seq, changes, jobs } = event.data;
+  try {
+    const applied = [];
+    if (changes.length > 0) {
+      const db = openIndex();
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        applyIndexChanges(db, changes, known, ${MAX_VOCABULARY_CHARS});
+        db.exec("COMMIT");
+      } catch (error) {
+        db.exec("ROLLBACK");
+        known = undefined;
+        index = undefined;
+        db.close();
+        throw error;
+      }
+      for (const change of changes) applied.push(change.seq);
+    }
+    const embedded = [];
+    const buffers = [];
+    for (const job of jobs) {
+      const vectors = job.pieces.map((piece) => toBytes(embedder.embedOne(piece)));
+      for (const vector of vectors) buffers.push(vector.buffer);
+      embedded.push({ id: job.id, vectors });
+    }
+    self.postMessage({ seq, embedded, applied }, buffers);
+  } catch (error) {
+    self.postMessage({ seq, error: error instanceof Error ? error.message : String(error) });
+  }
+};
+`;
+}
+
+/** A worker that indexes and embeds batches of documents. */
+export class IndexWorker {
+  #worker: Worker;
+  #next = 0;
+  #waiting = new Map<
+    number,
+    { resolve: (out: IndexedBatch) => void; reject: (error: Error) => void }
+  >();
+  /** Whether this worker applies full-text changes (it has an index file). */
+  readonly indexes: boolean;
+  /** Whether this worker embeds. */
+  readonly embeds: boolean;
+
+  /** Starts a worker. */
+  constructor(options: IndexWorkerOptions) {
+    this.indexes = options.indexPath !== undefined;
+    this.embeds = options.embedder !== undefined;
+    const source = workerSource(options);
+    const url = `data:application/javascript;base64,${btoa(unescape(encodeURIComponent(source)))}`;
+    this.#worker = new Worker(url, { type: "module" });
+    this.#worker.onmessage = (
+      event: MessageEvent<
+        { seq: number; embedded?: EmbeddedDocument[]; applied?: number[]; error?: string }
+      >,
+    ) => {
+      const waiter = this.#waiting.get(event.data.seq);
+      if (waiter === undefined) return;
+      this.#waiting.delete(event.data.seq);
+      if (event.data.error !== undefined) {
+        waiter.reject(new VantageError("internal_error", `index worker: ${event.data.error}`));
+      } else {
+        waiter.resolve({ embedded: event.data.embedded ?? [], applied: event.data.applied ?? [] });
+      }
+    };
+    this.#worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      this.#failAll(`the index worker failed: ${event.message}`);
+    };
+  }
+
+  /**
+   * Applies the changes (in one index transaction) and embeds the jobs'
+   * pieces; resolves with the vectors in job order and the applied seqs.
+   */
+  run(changes: readonly IndexChange[], jobs: readonly EmbedJob[]): Promise<IndexedBatch> {
+    if (changes.length > 0 && !this.indexes) {
+      return Promise.reject(new VantageError("internal_error", "this index worker has no index"));
+    }
+    if (jobs.length > 0 && !this.embeds) {
+      return Promise.reject(
+        new VantageError("internal_error", "this index worker has no embedder"),
+      );
+    }
+    const seq = this.#next++;
+    const done = new Promise<IndexedBatch>((resolve, reject) => {
+      this.#waiting.set(seq, { resolve, reject });
+    });
+    this.#worker.postMessage({ seq, changes, jobs });
+    return done;
+  }
+
+  /** Stops the worker; work still waiting is rejected. */
+  close(): void {
+    this.#worker.terminate();
+    this.#failAll("the index worker was closed");
+  }
+
+  #failAll(message: string): void {
+    for (const waiter of this.#waiting.values()) {
+      waiter.reject(new VantageError("unavailable", message));
+    }
+    this.#waiting.clear();
+  }
+}
