@@ -171,6 +171,8 @@ const BATCH_FILES = 256;
 const BATCH_BYTES = 64 * 1024 * 1024;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
+/** Batches the worker may have in hand before the main thread embeds the next one itself. */
+const WORKER_BACKLOG = 4;
 
 /**
  * Adds a file or a folder, which must already be checked for read access.
@@ -347,6 +349,8 @@ class Ingest {
   #embedded: EmbeddedDocument[] = [];
   /** Queue positions the worker has applied, cleared from the queue with the next write. */
   #applied: number[] = [];
+  /** Whether the current write leaves embedding to the worker. */
+  #workerEmbeds = false;
   #workerFailure: Error | undefined;
   #markedIncomplete = false;
   #snapshotId = "";
@@ -461,6 +465,9 @@ class Ingest {
     const opensSnapshot = !this.#snapshotOpened;
     const embedded = this.#embedded;
     const applied = this.#applied;
+    // Embedding is the work either thread can do: while the worker is a batch or more behind
+    // (small documents, where its full-text indexing dominates), the main thread embeds.
+    this.#workerEmbeds = this.#worker?.embeds === true && this.#inFlight.length < WORKER_BACKLOG;
     try {
       transaction(this.db, () => {
         if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
@@ -578,7 +585,7 @@ class Ingest {
       session_id: options.session,
       source_url: options.sourceUrl ?? null,
     };
-    const embedsNow = this.#embed !== undefined && this.#worker?.embeds !== true &&
+    const embedsNow = this.#embed !== undefined && !this.#workerEmbeds &&
       extracted.text !== undefined;
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
     for (const old of supersedeOtherVersions(db, file.path, id)) this.#unindex(old);
@@ -597,7 +604,7 @@ class Ingest {
   #index(id: number, path: string, title: string, bytes: Uint8Array): void {
     // Its old vectors are gone until the worker's land: a crash before then must leave it findable
     // by the backfill, which looks for documents without a vector model.
-    if (this.#worker?.embeds === true) setVectorModel(this.db, id, null);
+    if (this.#workerEmbeds) setVectorModel(this.db, id, null);
     const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
     this.#indexText(id, path, title, extractText(path, prefix).text);
   }
@@ -609,7 +616,7 @@ class Ingest {
     text: string | undefined,
     modelRecorded = false,
   ): void {
-    const onWorker = this.#worker?.embeds === true;
+    const onWorker = this.#workerEmbeds;
     const change = indexDocument(
       this.db,
       { model: this.options.embedder.id, embed: onWorker ? undefined : this.#embed },
