@@ -139,16 +139,39 @@ export function languageFromPath(path: string): CodeLanguage | undefined {
 // Masking: comments and string contents become spaces (newlines kept), so that regexes looking
 // for definitions and calls never fire inside them and columns stay aligned with the source.
 
+// Where masking has something to do: a comment, string or (Rust) raw-string start. Everything
+// between two of these is copied as it is, so the scan jumps from one to the next.
+const MASK_STARTS: Partial<Record<CodeLanguage, RegExp>> = {
+  python: /["'#]/g,
+  rust: /["'/r]/g,
+  go: /["'`/]/g,
+  typescript: /["'`/]/g,
+  javascript: /["'`/]/g,
+};
+const MASK_STARTS_DEFAULT = /["'/]/g;
+
 function maskSource(text: string, language: CodeLanguage): string {
-  const out: string[] = new Array(text.length);
+  // The masked text is the source with some ranges blanked, built from slices: far cheaper than
+  // one string per character.
+  const n = text.length;
+  const parts: string[] = [];
+  let copied = 0;
   const python = language === "python";
   const jsLike = language === "typescript" || language === "javascript";
-  const n = text.length;
   const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) out[k] = text[k] === "\n" ? "\n" : " ";
+    if (to <= from) return;
+    parts.push(text.slice(copied, from));
+    const run = text.slice(from, to);
+    parts.push(run.includes("\n") ? run.replace(/[^\n]/g, " ") : " ".repeat(run.length));
+    copied = to;
   };
+  const starts = MASK_STARTS[language] ?? MASK_STARTS_DEFAULT;
   let i = 0;
   while (i < n) {
+    starts.lastIndex = i;
+    const found = starts.exec(text);
+    if (found === null) break;
+    i = found.index;
     const c = text[i];
     const next = text[i + 1];
     if (!python && c === "/" && next === "/") {
@@ -167,11 +190,10 @@ function maskSource(text: string, language: CodeLanguage): string {
       blank(i, stop);
       i = stop;
     } else if (python && (c === '"' || c === "'") && text[i + 1] === c && text[i + 2] === c) {
+      // Triple-quoted: the quotes stay, the contents go.
       const end = text.indexOf(c + c + c, i + 3);
       const stop = end === -1 ? n : end + 3;
-      out[i] = out[i + 1] = out[i + 2] = c;
       blank(i + 3, Math.max(i + 3, stop - 3));
-      for (let k = Math.max(i + 3, stop - 3); k < stop; k++) out[k] = text[k];
       i = stop;
     } else if (
       language === "rust" && c === "r" && (next === "#" || next === '"') &&
@@ -181,14 +203,12 @@ function maskSource(text: string, language: CodeLanguage): string {
       let hashes = 0;
       while (text[i + 1 + hashes] === "#") hashes++;
       if (text[i + 1 + hashes] !== '"') {
-        out[i] = c;
         i++;
         continue;
       }
       const closing = '"' + "#".repeat(hashes);
       const end = text.indexOf(closing, i + 2 + hashes);
       const stop = end === -1 ? n : end + closing.length;
-      for (let k = i; k < i + 2 + hashes; k++) out[k] = text[k];
       blank(i + 2 + hashes, stop);
       i = stop;
     } else if (language === "rust" && c === "'") {
@@ -198,40 +218,32 @@ function maskSource(text: string, language: CodeLanguage): string {
         text.slice(i, i + 12),
       );
       if (literal) {
-        out[i] = "'";
         blank(i + 1, i + literal[0].length - 1);
-        out[i + literal[0].length - 1] = "'";
         i += literal[0].length;
       } else {
-        out[i] = c;
         i++;
       }
     } else if (c === '"' || c === "'" || (c === "`" && (jsLike || language === "go"))) {
       // Strings end at the matching quote; only template literals and Go raw strings span lines.
       const multiline = c === "`";
       const escapes = !(c === "`" && language === "go");
-      out[i] = c;
       let k = i + 1;
       while (k < n && text[k] !== c) {
         if (text[k] === "\n" && !multiline) break;
-        if (escapes && text[k] === "\\" && k + 1 < n) {
-          out[k] = " ";
-          k++;
-        }
-        out[k] = text[k] === "\n" ? "\n" : " ";
+        // An escaped character is blanked with its backslash (an escaped newline stays one).
+        if (escapes && text[k] === "\\" && k + 1 < n) k++;
         k++;
       }
-      if (k < n && text[k] === c) {
-        out[k] = c;
-        k++;
-      }
+      blank(i + 1, k);
+      if (k < n && text[k] === c) k++;
       i = k;
     } else {
-      out[i] = c;
       i++;
     }
   }
-  return out.join("");
+  if (copied === 0) return text;
+  parts.push(text.slice(copied));
+  return parts.join("");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,7 +306,9 @@ class Facts {
 class LineIndex {
   readonly #starts: number[] = [0];
   constructor(text: string) {
-    for (let i = 0; i < text.length; i++) if (text[i] === "\n") this.#starts.push(i + 1);
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+      this.#starts.push(i + 1);
+    }
   }
   /** 1-based line of a character offset. */
   lineOf(offset: number): number {
@@ -386,7 +400,18 @@ interface Scope {
   owner?: string;
 }
 
-const CALL_RE = /([A-Za-z_$][\w$]*)\s*\(/g;
+/** `[\w$]`: an ASCII letter, digit, `_` or `$`. */
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ||
+    c === 36;
+}
+
+/** `\s` as regexes read it, for the characters source code holds. */
+function isSpaceCode(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0xfeff || c === 0x2028 ||
+    c === 0x2029 || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f ||
+    c === 0x205f || c === 0x3000;
+}
 const RECEIVER_RE = /(?:([A-Za-z_$][\w$]*)|[)\]>])\s*(?:\?\.|\.|::|->)\s*$/;
 
 function collectCalls(
@@ -394,14 +419,30 @@ function collectCalls(
   excluded: Set<number>,
 ): { column: number; name: string; receiver?: string }[] {
   const found: { column: number; name: string; receiver?: string }[] = [];
-  for (const match of line.matchAll(CALL_RE)) {
-    const column = match.index;
+  // Every call has a "(": from each one, back over spaces to the name before it. (A regex for
+  // `name\s*\(` retries inside every identifier that is not a call, quadratic in its length.)
+  for (let paren = line.indexOf("("); paren !== -1; paren = line.indexOf("(", paren + 1)) {
+    let end = paren;
+    while (end > 0 && isSpaceCode(line.charCodeAt(end - 1))) end--;
+    let start = end;
+    while (start > 0 && isWordCode(line.charCodeAt(start - 1))) start--;
+    // A name starts with a letter, `_` or `$`; a run that starts with a digit is a number, or a
+    // name glued to one, which is part of a longer token.
+    if (start === end) continue;
+    const first = line.charCodeAt(start);
+    if (first >= 48 && first <= 57) continue;
+    const column = start;
     if (excluded.has(column)) continue;
-    // An identifier glued to a preceding word character is part of a longer token.
-    const before = line.slice(Math.max(0, column - 120), column);
-    if (/[\w$]$/.test(before)) continue;
-    const receiver = RECEIVER_RE.exec(before);
-    found.push({ column, name: match[1], receiver: receiver ? (receiver[1] ?? "?") : undefined });
+    const name = line.slice(start, end);
+    // A receiver needs `.`, `?.`, `::` or `->` right before the name (spaces aside): only then is
+    // the regex worth running.
+    let last = column - 1;
+    while (last >= 0 && isSpaceCode(line.charCodeAt(last))) last--;
+    const operator = last >= 0 ? line.charCodeAt(last) : 0;
+    const receiver = operator === 46 || operator === 58 || operator === 62 // . : >
+      ? RECEIVER_RE.exec(line.slice(Math.max(0, column - 120), column))
+      : null;
+    found.push({ column, name, receiver: receiver ? (receiver[1] ?? "?") : undefined });
   }
   return found;
 }
@@ -467,8 +508,10 @@ function walkBraces(source: Source, rule: LineRule): void {
 
     const calls = collectCalls(line, excluded);
     let nextCall = 0;
-    for (let col = 0; col <= line.length; col++) {
-      while (nextCall < calls.length && calls[nextCall].column === col) {
+    // Calls are recorded in the scope in force where they stand, so each is flushed just before
+    // the first brace or bracket at or after its column.
+    const flushCalls = (upTo: number) => {
+      while (nextCall < calls.length && calls[nextCall].column <= upTo) {
         const call = calls[nextCall++];
         const fn = innermost("function");
         facts.calls.push({
@@ -479,6 +522,11 @@ function walkBraces(source: Source, rule: LineRule): void {
           line: lineNo,
         });
       }
+    };
+    STRUCTURE_RE.lastIndex = 0;
+    for (let found = STRUCTURE_RE.exec(line); found !== null; found = STRUCTURE_RE.exec(line)) {
+      const col = found.index;
+      flushCalls(col);
       const c = line[col];
       if (c === "{") {
         depth++;
@@ -499,16 +547,20 @@ function walkBraces(source: Source, rule: LineRule): void {
       } else if (c === "}") {
         while (stack.length > 0 && stack[stack.length - 1].depth >= depth) stack.pop();
         depth = Math.max(0, depth - 1);
-      } else if (c === ";" && nesting === 0) {
-        pending = pending.filter((p) => p.depth !== depth);
+      } else if (c === ";") {
+        if (nesting === 0) pending = pending.filter((p) => p.depth !== depth);
       } else if (c === "(" || c === "[") {
         nesting++;
-      } else if (c === ")" || c === "]") {
+      } else {
         nesting = Math.max(0, nesting - 1);
       }
     }
+    flushCalls(line.length);
   }
 }
+
+/** The characters that change scope or nesting. */
+const STRUCTURE_RE = /[{}();[\]]/g;
 
 // ---------------------------------------------------------------------------------------------
 // TypeScript / JavaScript
@@ -561,7 +613,9 @@ function columnOf(line: string, match: RegExpExecArray, group = 1): number {
 const jsRule: LineRule = (line, context) => {
   if (context.nesting > 0) return [];
   let match: RegExpExecArray | null;
-  if ((match = JS_CLASS.exec(line))) {
+  // Each definition regex needs a keyword or character the line must contain; checking for it
+  // first skips most regexes on most lines.
+  if (line.includes("class") && (match = JS_CLASS.exec(line))) {
     const rest = stripGenerics(line.slice(columnOf(line, match) + match[1].length));
     const extendsMatch = /\bextends\s+([\w$.]+)/.exec(rest);
     const implementsMatch = /\bimplements\s+([^{]+)/.exec(rest);
@@ -574,7 +628,7 @@ const jsRule: LineRule = (line, context) => {
       implements: implementsMatch ? splitNames(implementsMatch[1]) : [],
     }];
   }
-  if ((match = JS_INTERFACE.exec(line))) {
+  if (line.includes("interface") && (match = JS_INTERFACE.exec(line))) {
     const rest = line.slice(columnOf(line, match) + match[1].length).replace(/^\s*<[^{]*?>/, "");
     const extendsMatch = /\bextends\s+([^{]+)/.exec(rest);
     return [{
@@ -586,18 +640,22 @@ const jsRule: LineRule = (line, context) => {
     }];
   }
   // Arrow functions count only at module level; inside functions they are local values.
-  if ((match = JS_FUNCTION.exec(line) ?? (context.inFunction ? null : JS_ARROW.exec(line)))) {
+  if (
+    (match = (line.includes("function") ? JS_FUNCTION.exec(line) : null) ??
+      (context.inFunction || !line.includes("=") ? null : JS_ARROW.exec(line)))
+  ) {
     if (context.classBody) return [];
     return [{ name: match[1], type: "function", column: columnOf(line, match), opens: "function" }];
   }
-  if ((match = JS_TYPE.exec(line))) {
+  if (line.includes("type") && (match = JS_TYPE.exec(line))) {
     return [{ name: match[1], type: "type", column: columnOf(line, match) }];
   }
-  if ((match = JS_ENUM.exec(line))) {
+  if (line.includes("enum") && (match = JS_ENUM.exec(line))) {
     return [{ name: match[1], type: "enum", column: columnOf(line, match) }];
   }
   if (context.classBody) {
-    match = JS_FIELD_FUNCTION.exec(line) ?? JS_METHOD.exec(line);
+    match = (line.includes("=") ? JS_FIELD_FUNCTION.exec(line) : null) ??
+      (line.includes("(") ? JS_METHOD.exec(line) : null);
     if (match && !JS_NOT_METHODS.has(match[1])) {
       return [{ name: match[1], type: "method", column: columnOf(line, match), opens: "function" }];
     }
@@ -630,12 +688,17 @@ function extractJsImports(source: Source): void {
     facts.importModule(match[4], index.lineOf(match.index));
     if (match[1] === "import") bindingList(match[2], match[4]);
   }
-  for (const match of text.matchAll(/\bimport\s*(["'])([^"'\n]+)\1/g)) {
+  const imports = text.includes("import");
+  const requires = text.includes("require");
+  for (const match of imports ? text.matchAll(/\bimport\s*(["'])([^"'\n]+)\1/g) : []) {
     if (inCode(source, match.index)) facts.importModule(match[2], index.lineOf(match.index));
   }
   const dynamic =
     /(?:\b(?:const|let|var)\s+([\w$]+|\{[^}]*\})\s*=\s*)?(?:await\s+)?\b(require|import)\s*\(\s*(["'])([^"'\n]+)\3\s*\)/g;
-  for (const match of text.matchAll(dynamic)) {
+  // The dynamic form has an optional lead, so it is tried at every position: only worth it when
+  // a call of require or import( can be there at all.
+  const dynamicPossible = requires || (imports && /\bimport\s*\(/.test(text));
+  for (const match of dynamicPossible ? text.matchAll(dynamic) : []) {
     const at = match.index + match[0].indexOf(match[2]);
     if (!inCode(source, at)) continue;
     facts.importModule(match[4], index.lineOf(at));
@@ -650,7 +713,9 @@ function extractJsImports(source: Source): void {
     }
   }
   for (
-    const match of text.matchAll(/\bimport\s+([\w$]+)\s*=\s*require\s*\(\s*(["'])([^"'\n]+)\2/g)
+    const match of requires
+      ? text.matchAll(/\bimport\s+([\w$]+)\s*=\s*require\s*\(\s*(["'])([^"'\n]+)\2/g)
+      : []
   ) {
     if (!inCode(source, match.index)) continue;
     facts.importModule(match[3], index.lineOf(match.index));
