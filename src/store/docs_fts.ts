@@ -278,20 +278,37 @@ export function vocabularyWords(text: string): Set<string> {
   const words = new Set<string>();
   let start = -1;
   let digit = false;
+  let upper = false;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (c >= 97 && c <= 122) {
+      if (start < 0) {
+        start = i;
+        digit = false;
+        upper = false;
+      }
+      continue;
+    }
     const isDigit = c >= 48 && c <= 57;
-    const isWord = isDigit || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 ||
-      (c > 127 && c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && c !== 0x3000);
+    const isOther = c > 127 && c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && c !== 0x3000;
+    const isUpper = (c >= 65 && c <= 90) || isOther;
+    const isWord = isDigit || isUpper || c === 95;
     if (isWord) {
       if (start < 0) {
         start = i;
         digit = false;
+        upper = false;
       }
       if (isDigit) digit = true;
+      // Non-ASCII may have a lowercase form too.
+      if (isUpper) upper = true;
     } else if (start >= 0) {
       const length = i - start;
-      if (length >= 3 && length <= 32 && !digit) words.add(text.slice(start, i).toLowerCase());
+      if (length >= 3 && length <= 32 && !digit) {
+        // Most words are lowercase already: only the others pay for lowercasing.
+        const word = text.slice(start, i);
+        words.add(upper ? word.toLowerCase() : word);
+      }
       start = -1;
     }
   }

@@ -30,6 +30,17 @@ Deno.test("incompressible and tiny data is stored raw", () => {
   assert.equal(codecOf(compressChunk(text.subarray(0, 4096))), "zstd");
 });
 
+Deno.test("a random-looking sample skips zstd, but a chunk only partly random is compressed", () => {
+  const random = crypto.getRandomValues(new Uint8Array(65536));
+  assert.equal(codecOf(compressChunk(random)), "raw");
+  const mixed = new Uint8Array(131072);
+  mixed.set(random, 0);
+  const stored = compressChunk(mixed);
+  assert.equal(codecOf(stored), "zstd");
+  assert.ok(stored.length < 70000);
+  assert.deepEqual(decompressChunk(stored), mixed);
+});
+
 Deno.test("decompressChunk returns a copy for raw chunks", () => {
   const stored = compressChunk(new Uint8Array([9, 9]));
   const out = decompressChunk(stored);
