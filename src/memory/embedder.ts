@@ -269,14 +269,25 @@ export class HashedEmbedder implements Embedder {
     bigrams.clear();
     grams.clear();
     // Words repeat a lot within one text; counting them first means each distinct word's
-    // character n-grams are hashed once and added with the word's count.
-    const wordCounts = new Map<string, number>();
+    // character n-grams are hashed once and added with the word's count. The words table
+    // counts them: its slot remembers the word, and a different word with the same hash (all
+    // but never) is counted aside.
+    let collided: Map<string, number> | undefined;
 
     let previous: number | undefined;
     for (const word of tokenizeWords(text)) {
       if (STOPWORDS.has(word)) continue;
       const wordHash = fnvString(SEED_WORD, word);
-      words.add(wordHash, 1);
+      const slot = words.add(wordHash, 1);
+      if (words.created) {
+        words.labels[slot] = word;
+        words.tally[slot] = 1;
+      } else if (words.labels[slot] === word) {
+        words.tally[slot]++;
+      } else {
+        collided ??= new Map();
+        collided.set(word, (collided.get(word) ?? 0) + 1);
+      }
       if (previous !== undefined) {
         // Order matters ("index build" is not "build index"), so the pair hash is asymmetric.
         bigrams.add(
@@ -285,9 +296,12 @@ export class HashedEmbedder implements Embedder {
         );
       }
       previous = wordHash;
-      wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1);
     }
-    for (const [word, times] of wordCounts) addCharGrams(grams, word, times);
+    for (let i = 0; i < words.size; i++) {
+      const slot = words.live[i];
+      addCharGrams(grams, words.labels[slot]!, words.tally[slot]);
+    }
+    for (const [word, times] of collided ?? []) addCharGrams(grams, word, times);
 
     const vector = new Float32Array(this.dimensions);
     words.addTo(vector, WEIGHT_WORD);
@@ -331,6 +345,12 @@ class FeatureCounts {
   live: Int32Array = new Int32Array(512);
   generation = 1;
   size = 0;
+  // The text each live slot was first added for, and how often that same text was added (the
+  // words table uses these to count distinct words without a string-keyed map).
+  labels: Array<string | undefined> = new Array(1024);
+  tally: Float64Array = new Float64Array(1024);
+  /** Whether the last `add` created its slot. */
+  created = false;
 
   clear(): void {
     this.size = 0;
@@ -341,7 +361,8 @@ class FeatureCounts {
     }
   }
 
-  add(key: number, times: number): void {
+  /** Adds `times` to `key`'s count; returns its slot. */
+  add(key: number, times: number): number {
     if ((this.size + 1) * 2 > this.keys.length) this.grow();
     const keys = this.keys;
     const stamps = this.stamps;
@@ -354,9 +375,12 @@ class FeatureCounts {
       keys[slot] = key;
       this.counts[slot] = times;
       this.live[this.size++] = slot;
+      this.created = true;
     } else {
       this.counts[slot] += times;
+      this.created = false;
     }
+    return slot;
   }
 
   addTo(vector: Float32Array, weight: number): void {
@@ -375,15 +399,21 @@ class FeatureCounts {
   }
 
   grow(): void {
-    const { keys, counts, live, size } = this;
+    const { keys, counts, live, size, labels, tally } = this;
     const capacity = keys.length * 2;
     this.keys = new Int32Array(capacity);
     this.counts = new Float64Array(capacity);
     this.stamps = new Uint32Array(capacity);
     this.live = new Int32Array(capacity / 2);
+    this.labels = new Array(capacity);
+    this.tally = new Float64Array(capacity);
     this.generation = 1;
     this.size = 0;
-    for (let i = 0; i < size; i++) this.add(keys[live[i]], counts[live[i]]);
+    for (let i = 0; i < size; i++) {
+      const slot = this.add(keys[live[i]], counts[live[i]]);
+      this.labels[slot] = labels[live[i]];
+      this.tally[slot] = tally[live[i]];
+    }
   }
 }
 
