@@ -211,20 +211,29 @@ export function markInFlight(db: DatabaseSync, seqs: readonly number[], inFlight
 }
 
 /**
- * Applies whatever is queued and not being applied by this process: changes
- * left by a process that stopped before its index committed, or by another
- * process still at work (applying them twice is harmless). Texts are read
- * back from the content store. Called before every search; costs one query
- * when the queue is empty. Must not run inside a store transaction.
+ * How long a queued change waits before a search applies it itself. The
+ * process that queued it applies it within moments; one still queued after
+ * this was most likely left by a process that stopped (or is a very large
+ * add still at work, whose documents a search would otherwise index a
+ * second time, slowly, on the spot).
  */
-export function catchUpDocsIndex(db: DatabaseSync): number {
+export const ABANDONED_AFTER_MS = 10_000;
+
+/**
+ * Applies whatever has been queued for {@linkcode ABANDONED_AFTER_MS} (or
+ * `minAgeMs`) and is not being applied by this process. Texts are read back
+ * from the content store; applying a change twice is harmless. Called before
+ * every search; costs one query when nothing is waiting. Must not run inside
+ * a store transaction.
+ */
+export function catchUpDocsIndex(db: DatabaseSync, minAgeMs = ABANDONED_AFTER_MS): number {
   docsIndex(db);
-  if (!indexChangesQueued(db)) return 0;
+  if (!indexChangesQueued(db, minAgeMs)) return 0;
   const inFlight = IN_FLIGHT.get(db) ?? new Set<number>();
   let applied = 0;
   let after = 0;
   for (;;) {
-    const page = queuedIndexChanges(db, 256, after);
+    const page = queuedIndexChanges(db, 256, after, minAgeMs);
     if (page.length === 0) return applied;
     after = page[page.length - 1].seq;
     const queued = page.filter((change) => !inFlight.has(change.seq));

@@ -44,7 +44,6 @@ import {
 } from "./content_store.ts";
 import {
   applyOwnChanges,
-  catchUpDocsIndex,
   embeddingPieces,
   embedPending,
   indexDocument,
@@ -243,6 +242,8 @@ async function ingestList(
   options: IngestOptions,
   report: IngestReport,
 ): Promise<void> {
+  // The index is opened (a new one filled from the store) before this add's documents exist.
+  docsIndex(db);
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(directory, git);
   if (files.length >= WORKER_MIN_FILES) ingest.useWorker();
@@ -290,6 +291,7 @@ export async function ingestInline(
   options: IngestOptions,
 ): Promise<IngestReport> {
   const report = newReport(options);
+  docsIndex(db);
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(null, { commit: null, branch: null, remote: null });
   if (documents.length >= WORKER_MIN_FILES) ingest.useWorker();
@@ -349,6 +351,8 @@ class Ingest {
   #embedded: EmbeddedDocument[] = [];
   /** Queue positions the worker has applied, cleared from the queue with the next write. */
   #applied: number[] = [];
+  /** Changes the worker failed to apply. */
+  #failed: IndexChange[] = [];
   /** Share of the current write's documents the main thread embeds itself (0–1). */
   #mainShare = 1;
   /** Accumulated share: a document is embedded here each time it reaches 1. */
@@ -429,9 +433,10 @@ class Ingest {
       for (const seq of out.applied) this.#applied.push(seq);
     }, (error) => {
       this.#workerFailure ??= error instanceof Error ? error : new Error(String(error));
+      // Not applied: the main thread applies them when the add finishes.
+      for (const change of changes) this.#failed.push(change);
     }).finally(() => {
       this.#inFlight.splice(this.#inFlight.indexOf(done), 1);
-      // Not applied: the final catch-up applies them.
       markInFlight(this.db, seqs, false);
     });
   }
@@ -692,7 +697,8 @@ class Ingest {
       collectGarbage(this.db);
     });
     // Changes the worker could not apply (it failed) are applied here.
-    catchUpDocsIndex(this.db);
+    applyOwnChanges(this.db, this.#failed);
+    this.#failed = [];
     if (this.#pending.length > 0) {
       try {
         await embedPending(

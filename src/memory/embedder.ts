@@ -102,7 +102,7 @@ export function tokenizeWords(text: string): string[] {
       .filter((part) => part.length > 0);
     if (parts.length > 1) { for (const part of parts) out.push(part.toLowerCase()); }
   };
-  if (/[^\x00-\x7f]/.test(text)) {
+  if (/[\x80-\uffff]/.test(text)) {
     for (const match of text.matchAll(WORD_RE)) emit(match[0], match[0].toLowerCase());
     return out;
   }

@@ -9,7 +9,7 @@
  * The store keeps a queue of index changes (`docs_index_queue`), written in
  * the same transaction as the documents they describe; a change leaves the
  * queue only once the index has committed it. Whatever a stopped process left
- * in the queue is applied by the next search (see `catchUpDocsIndex`).
+ * in the queue for a while is applied by the next search (see `catchUpDocsIndex`).
  *
  * The two files cannot be joined in one query (Deno allows `ATTACH` only to
  * a process with full file permissions), so a keyword search narrowed by
@@ -172,32 +172,43 @@ export function queueIndexChange(
   documentId: number,
   op: "add" | "remove",
 ): number {
-  const result = prepared(db, "INSERT INTO docs_index_queue (document_id, op) VALUES (?, ?)").run(
-    documentId,
-    op === "add" ? 1 : 0,
-  );
+  const result = prepared(
+    db,
+    `INSERT INTO docs_index_queue (document_id, op, queued_at)
+     VALUES (?, ?, CAST(unixepoch('subsec') * 1000 AS INTEGER))`,
+  ).run(documentId, op === "add" ? 1 : 0);
   return Number(result.lastInsertRowid);
 }
 
-/** Queued changes after `after`, oldest first (without texts). */
+/**
+ * Queued changes after `after` that have waited at least `minAgeMs`,
+ * oldest first (without texts).
+ */
 export function queuedIndexChanges(
   db: DatabaseSync,
   limit: number,
   after = 0,
+  minAgeMs = 0,
 ): Array<{ seq: number; op: "add" | "remove"; id: number }> {
   return (prepared(
     db,
-    "SELECT seq, document_id AS id, op FROM docs_index_queue WHERE seq > ? ORDER BY seq LIMIT ?",
-  ).all(after, limit) as Array<{ seq: number; id: number; op: number }>).map((row) => ({
+    `SELECT seq, document_id AS id, op FROM docs_index_queue
+     WHERE seq > ? AND queued_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER) - ?
+     ORDER BY seq LIMIT ?`,
+  ).all(after, minAgeMs, limit) as Array<{ seq: number; id: number; op: number }>).map((row) => ({
     seq: row.seq,
     id: row.id,
     op: row.op === 1 ? "add" : "remove",
   }));
 }
 
-/** Whether any change is queued. */
-export function indexChangesQueued(db: DatabaseSync): boolean {
-  return prepared(db, "SELECT 1 AS x FROM docs_index_queue LIMIT 1").get() !== undefined;
+/** Whether any change is queued that has waited at least `minAgeMs`. */
+export function indexChangesQueued(db: DatabaseSync, minAgeMs = 0): boolean {
+  return prepared(
+    db,
+    `SELECT 1 AS x FROM docs_index_queue
+     WHERE queued_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER) - ? LIMIT 1`,
+  ).get(minAgeMs) !== undefined;
 }
 
 /** Removes applied changes from the queue (inside the caller's store transaction). */

@@ -407,11 +407,13 @@ export const MIGRATIONS: readonly Migration[] = [
       DELETE FROM docs_state WHERE key = 'terms_indexed_through';
 
       -- op: 1 = index the document's text, 0 = remove it. A row leaves the queue once the index
-      -- (docs-index.db) has committed it.
+      -- (docs-index.db) has committed it. queued_at (ms) tells a search whether the process that
+      -- queued it is likely still at work (0: apply at once).
       CREATE TABLE docs_index_queue (
         seq         INTEGER PRIMARY KEY AUTOINCREMENT,
         document_id INTEGER NOT NULL,
-        op          INTEGER NOT NULL CHECK (op IN (0, 1))
+        op          INTEGER NOT NULL CHECK (op IN (0, 1)),
+        queued_at   INTEGER NOT NULL DEFAULT 0
       ) STRICT;
     `,
   },

@@ -48,3 +48,15 @@ Deno.test("a large folder add embeds on the worker and every document has its ve
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("an index worker that cannot open its index rejects the batch with the reason", async () => {
+  const worker = new IndexWorker({ indexPath: "/nonexistent-vantage-dir/docs-index.db" });
+  try {
+    await assert.rejects(
+      worker.run([{ seq: 1, op: "add", id: 1, title: "t", path: "p", text: "x" }], []),
+      /index worker: .*(unable to open|no such file|not found)/i,
+    );
+  } finally {
+    worker.close();
+  }
+});

@@ -93,6 +93,22 @@ Deno.test("changes a stopped process left queued are indexed by the next search"
     assert.deepEqual(await keywordPaths(docs.run, "alphaword"), [join(source, "a.md")]);
     assert.deepEqual(await keywordPaths(docs.run, "betaword"), []);
     assert.equal(queued(docs.db), 0);
+
+    // A change queued moments ago belongs to a process still at work: a search leaves it to
+    // that process, and applies it once it has waited long enough to look abandoned.
+    const index2 = new DatabaseSync(
+      join(dirname(resolvePaths(docs.home).database), "docs-index.db"),
+    );
+    index2.prepare("DELETE FROM docs_fts WHERE rowid = ?").run(ids.get("a.md")!);
+    index2.close();
+    docs.db.prepare(
+      "INSERT INTO docs_index_queue (document_id, op, queued_at) VALUES (?, 1, ?)",
+    ).run(ids.get("a.md")!, Date.now());
+    assert.deepEqual(await keywordPaths(docs.run, "alphaword"), []);
+    assert.equal(queued(docs.db), 1);
+    docs.db.prepare("UPDATE docs_index_queue SET queued_at = ?").run(Date.now() - 60_000);
+    assert.deepEqual(await keywordPaths(docs.run, "alphaword"), [join(source, "a.md")]);
+    assert.equal(queued(docs.db), 0);
   } finally {
     await docs.close();
     await Deno.remove(source, { recursive: true });
