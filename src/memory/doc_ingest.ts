@@ -171,7 +171,7 @@ const BATCH_BYTES = 64 * 1024 * 1024;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
 /** Batches the worker may have in hand before the main thread embeds the next one itself. */
-const WORKER_BACKLOG = 5;
+const WORKER_BACKLOG = 2;
 
 /**
  * Adds a file or a folder, which must already be checked for read access.
