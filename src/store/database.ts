@@ -69,13 +69,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   if (readOnly) return db;
   try {
     // WAL is a property of the file; setting it again is a no-op.
-    if (path !== ":memory:") {
-      // 16 KiB pages (set while the file is new; an existing file keeps its own): document
-      // chunks of 16–64 KiB then span a few pages instead of a chain of many, which made
-      // storing binaries a fifth faster.
-      db.exec("PRAGMA page_size = 16384");
-      db.exec("PRAGMA journal_mode = WAL");
-    }
+    if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     migrate(db, options.migrations ?? MIGRATIONS);
   } catch (error) {
