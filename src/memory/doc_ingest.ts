@@ -13,10 +13,10 @@ import { VantageError } from "../core/errors.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
 import {
   addTags,
-  documentByPathAndHash,
   type DocumentRow,
   insertDocument,
   latestDocumentForPath,
+  pathVersions,
   refreshDocument,
   setMetadata,
   supersedeOtherVersions,
@@ -555,7 +555,7 @@ class Ingest {
     this.report.new_chunks += put.new_chunks;
     this.report.new_bytes += put.new_bytes;
     this.report.stored_bytes += put.stored_bytes;
-    const existing = documentByPathAndHash(db, file.path, put.hash);
+    const { same: existing, latest: previous } = pathVersions(db, file.path, put.hash);
     if (existing !== undefined) {
       refreshDocument(db, existing.id, {
         relative_path: file.relativePath,
@@ -572,7 +572,6 @@ class Ingest {
       this.#note(existing, "unchanged");
       return;
     }
-    const previous = latestDocumentForPath(db, file.path);
     const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
     const name = basename(file.name ?? file.path) || file.relativePath;
     const extracted = extractText(file.name ?? file.path, prefix);
@@ -597,7 +596,10 @@ class Ingest {
     const here = extracted.text !== undefined && this.#embedsHere();
     const embedsNow = this.#embed !== undefined && here;
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
-    for (const old of supersedeOtherVersions(db, file.path, id)) this.#unindex(old);
+    // A path is only ever latest once, so with no latest version there is nothing to supersede.
+    if (previous !== undefined) {
+      for (const old of supersedeOtherVersions(db, file.path, id)) this.#unindex(old);
+    }
     this.#indexText(id, file.path, row.title, extracted.text, here, embedsNow);
     this.#decorate(id);
     this.#note(

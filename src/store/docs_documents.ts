@@ -119,14 +119,23 @@ export function refreshDocument(db: DatabaseSync, id: number, fields: ReAddField
   );
 }
 
-/** The document for exactly this path and content, if stored. */
-export function documentByPathAndHash(
+/**
+ * In one query, what an add of `hash` at `path` needs to know: the version
+ * with that content, if stored, and the path's latest version.
+ */
+export function pathVersions(
   db: DatabaseSync,
   path: string,
   hash: string,
-): DocumentRow | undefined {
-  return prepared(db, `SELECT ${COLUMNS} FROM docs_documents d WHERE d.path = ? AND d.hash = ?`)
-    .get(path, hash) as DocumentRow | undefined;
+): { same?: DocumentRow; latest?: DocumentRow } {
+  const rows = prepared(
+    db,
+    `SELECT ${COLUMNS} FROM docs_documents d WHERE d.path = ? AND (d.hash = ? OR d.is_latest = 1)`,
+  ).all(path, hash) as unknown as DocumentRow[];
+  return {
+    same: rows.find((row) => row.hash === hash),
+    latest: rows.find((row) => row.is_latest === 1),
+  };
 }
 
 /** The latest version stored for a path. */

@@ -112,3 +112,8 @@ Deno.test("install needs an adapter; serve refuses a bad port; hook never fails 
   assert.equal(badFlag.code, 0);
   assert.match(badFlag.stderr, /Unknown option '--what'/);
 });
+
+// Declared last, so it runs after every test above in this file.
+Deno.test("the throwaway HOME is removed", async () => {
+  await Deno.remove(home, { recursive: true });
+});

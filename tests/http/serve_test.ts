@@ -18,6 +18,7 @@ const SCENARIOS = [
 ];
 
 async function conformance(url: string, scenario: string): Promise<{ code: number; text: string }> {
+  const cwd = await Deno.makeTempDir({ prefix: "vantage-conformance-" });
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -29,11 +30,11 @@ async function conformance(url: string, scenario: string): Promise<{ code: numbe
       "--scenario",
       scenario,
     ],
-    cwd: await Deno.makeTempDir({ prefix: "vantage-conformance-" }),
+    cwd,
     env: Deno.env.toObject(),
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).output().finally(() => Deno.remove(cwd, { recursive: true }));
   const decoder = new TextDecoder();
   return { code: output.code, text: decoder.decode(output.stdout) + decoder.decode(output.stderr) };
 }
