@@ -70,8 +70,9 @@ class ChunkWriter {
 
   constructor(private readonly db: DatabaseSync) {}
 
-  write(data: Uint8Array): void {
-    const hash = sha256Hex(data);
+  /** Stores one chunk; `knownHash` is its SHA-256 when the caller already has it. */
+  write(data: Uint8Array, knownHash?: string): void {
+    const hash = knownHash ?? sha256Hex(data);
     if (chunkExists(this.db, hash)) {
       addChunkReferences(this.db, hash, 1);
     } else {
@@ -138,7 +139,9 @@ export function putContent(db: DatabaseSync, bytes: Uint8Array, now: number): Pu
   if (contentExists(db, hash)) return existing(db, hash, bytes.length);
   const writer = new ChunkWriter(db);
   for (const span of chunkSpans(bytes)) {
-    writer.write(bytes.subarray(span.offset, span.offset + span.length));
+    // A content that is one chunk (most text files) is hashed once, not twice.
+    const whole = span.offset === 0 && span.length === bytes.length;
+    writer.write(bytes.subarray(span.offset, span.offset + span.length), whole ? hash : undefined);
   }
   return writer.finish(hash, bytes.length, now);
 }

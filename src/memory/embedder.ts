@@ -187,11 +187,19 @@ export function cosine(a: Float32Array, b: Float32Array): number {
  * ```
  */
 export function vectorToBytes(vector: Float32Array): Uint8Array {
+  // On a little-endian machine (all Deno targets) the array's own bytes are the layout.
+  if (LITTLE_ENDIAN) {
+    return new Uint8Array(
+      vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength),
+    );
+  }
   const bytes = new Uint8Array(vector.length * 4);
   const view = new DataView(bytes.buffer);
   for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i], true);
   return bytes;
 }
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * Reads a vector written by {@linkcode vectorToBytes}; throws when the length is not a multiple
