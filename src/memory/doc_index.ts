@@ -21,7 +21,6 @@ import {
   docsIndex,
   type IndexChange,
   indexChangesQueued,
-  indexTransaction,
   MAX_VOCABULARY_CHARS,
   queuedIndexChanges,
   queueIndexChange,
@@ -187,7 +186,7 @@ export function applyOwnChanges(db: DatabaseSync, changes: readonly IndexChange[
   const index = docsIndex(db);
   const known = knownTerms(index);
   try {
-    indexTransaction(index, () => applyIndexChanges(index, changes, known, MAX_VOCABULARY_CHARS));
+    transaction(index, () => applyIndexChanges(index, changes, known, MAX_VOCABULARY_CHARS));
   } catch (error) {
     // Words cached by the rolled-back transaction may not be stored.
     KNOWN_TERMS.delete(index);
@@ -207,6 +206,27 @@ export function markInFlight(db: DatabaseSync, seqs: readonly number[], inFlight
   for (const seq of seqs) {
     if (inFlight) set.add(seq);
     else set.delete(seq);
+  }
+}
+
+/**
+ * The indexable text of a stored document, read back from the content
+ * store; empty when the document is damaged (get and grep report that).
+ */
+export function storedText(
+  db: DatabaseSync,
+  doc: { id: number; hash: string; path: string },
+): string {
+  try {
+    const bytes = readContentPrefix(
+      db,
+      doc.hash,
+      { path: doc.path, id: doc.id },
+      MAX_INDEXED_BYTES,
+    );
+    return extractText(doc.path, bytes).text ?? "";
+  } catch {
+    return "";
   }
 }
 
@@ -242,19 +262,8 @@ export function catchUpDocsIndex(db: DatabaseSync, minAgeMs = ABANDONED_AFTER_MS
       const doc = documentById(db, change.id);
       // Superseded or deleted since: its own remove is queued too, or it is gone.
       if (doc === undefined || doc.is_latest !== 1) return { ...change, op: "remove" };
-      let text = "";
-      try {
-        const bytes = readContentPrefix(
-          db,
-          doc.hash,
-          { path: doc.path, id: doc.id },
-          MAX_INDEXED_BYTES,
-        );
-        text = extractText(doc.path, bytes).text ?? "";
-      } catch {
-        // A damaged document is reported by get and grep; it is indexed by its title and path.
-      }
-      return { ...change, title: doc.title, path: doc.path, text };
+      // A damaged document (no text) is still found by its title and path.
+      return { ...change, title: doc.title, path: doc.path, text: storedText(db, doc) };
     });
     applyOwnChanges(db, changes);
     applied += changes.length;

@@ -23,12 +23,11 @@ import {
   termsSharingTrigrams,
 } from "../store/docs_fts.ts";
 import { transaction } from "../store/database.ts";
-import { readContentPrefix } from "./content_store.ts";
 import {
   catchUpDocsIndex,
   embedPending,
   markVectorsComplete,
-  MAX_INDEXED_BYTES,
+  storedText,
   storeVectorsSync,
   vectorsComplete,
 } from "./doc_index.ts";
@@ -40,7 +39,6 @@ import {
   sharedTrigramExpression,
   trigramSimilarity,
 } from "./search_terms.ts";
-import { extractText } from "./text_extract.ts";
 import { VectorIndex } from "./vector_index.ts";
 
 /** The search modes. */
@@ -300,12 +298,8 @@ export async function semanticHits(
     ? sync(request.query)
     : (await request.embedder.embed([request.query]))[0];
   const index = VectorIndex.for(db, request.embedder.id);
-  let allow: ((id: number) => boolean) | undefined;
-  if (isNarrowFilter(request.filter)) {
-    const allowed = new Set(filteredIds(db, request.filter));
-    allow = (id) => allowed.has(id);
-  }
-  return index.search(vector, limit, allow);
+  const ids = allowed(db, request.filter);
+  return index.search(vector, limit, ids === undefined ? undefined : (id) => ids.has(id));
 }
 
 const BACKFILL_BUDGET_MS = 2000;
@@ -326,21 +320,12 @@ export async function ensureVectors(db: DatabaseSync, embedder: Embedder): Promi
       transaction(db, () => markVectorsComplete(db, embedder.id));
       return done;
     }
-    const texts = missing.map((doc) => {
-      let text = "";
-      try {
-        const bytes = readContentPrefix(
-          db,
-          doc.hash,
-          { path: doc.path, id: doc.id },
-          MAX_INDEXED_BYTES,
-        );
-        text = extractText(doc.path, bytes).text ?? "";
-      } catch {
-        // A damaged document is reported by get and grep; here it just gets no vectors.
-      }
-      return { id: doc.id, title: doc.title, text };
-    });
+    // A damaged document has no text: it just gets no vectors from it.
+    const texts = missing.map((doc) => ({
+      id: doc.id,
+      title: doc.title,
+      text: storedText(db, doc),
+    }));
     if (sync !== undefined) {
       transaction(db, () => storeVectorsSync(db, embedder.id, sync, texts));
     } else {

@@ -150,19 +150,6 @@ function writeIndexState(index: DatabaseSync, key: string, value: string): void 
   ).run(key, value);
 }
 
-/** Runs `work` in a write transaction on the index connection. */
-export function indexTransaction<T>(index: DatabaseSync, work: () => T): T {
-  index.exec("BEGIN IMMEDIATE");
-  try {
-    const result = work();
-    index.exec("COMMIT");
-    return result;
-  } catch (error) {
-    index.exec("ROLLBACK");
-    throw error;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The queue (in the store)
 
