@@ -21,6 +21,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { dirname, join } from "node:path";
+import { transaction } from "./database.ts";
 import { prepared } from "./docs_statements.ts";
 
 /** The index file of a store file (`:memory:` for an in-memory store). */
@@ -99,35 +100,56 @@ export function docsIndexFile(db: DatabaseSync): string | undefined {
 export function docsIndex(db: DatabaseSync): DatabaseSync {
   const open = INDEXES.get(db);
   if (open !== undefined && open.isOpen) return open;
-  const storePath = storeFile(db);
-  const path = docsIndexPath(storePath);
-  let index = db;
-  if (path !== ":memory:") {
-    index = new DatabaseSync(path, { timeout: 5000 });
+  const path = docsIndexPath(storeFile(db));
+  let index: DatabaseSync;
+  try {
+    index = openIndex(db, path);
+  } catch (error) {
+    if (path === ":memory:") throw error;
+    // The index holds nothing the store does not: a damaged file is replaced and refilled.
+    for (const suffix of ["", "-wal", "-shm"]) {
+      try {
+        Deno.removeSync(path + suffix);
+      } catch {
+        // Not there.
+      }
+    }
+    index = openIndex(db, path);
+  }
+  if (readIndexState(index, "filled") === undefined) {
+    // Queue first, then record it: a crash in between only queues the documents twice.
+    transaction(db, () =>
+      db.exec(
+        `INSERT INTO docs_index_queue (document_id, op)
+         SELECT id, 1 FROM docs_documents WHERE is_latest = 1 AND is_text = 1 ORDER BY id`,
+      ));
+    writeIndexState(index, "filled", "1");
+  }
+  INDEXES.set(db, index);
+  return index;
+}
+
+function openIndex(db: DatabaseSync, path: string): DatabaseSync {
+  if (path === ":memory:") return prepareIndex(db);
+  const index = new DatabaseSync(path, { timeout: 5000 });
+  try {
     index.exec("PRAGMA journal_mode = WAL");
     index.exec("PRAGMA synchronous = NORMAL");
+    return prepareIndex(index);
+  } catch (error) {
+    index.close();
+    throw error;
   }
+}
+
+function prepareIndex(index: DatabaseSync): DatabaseSync {
   const created = index.prepare(
     "SELECT 1 AS x FROM sqlite_schema WHERE name = 'docs_fts'",
   ).get() === undefined;
   index.exec(DOCS_INDEX_SCHEMA);
   if (created) { for (const sql of FTS_SETTINGS) index.exec(sql); }
-  if (readIndexState(index, "filled") === undefined) {
-    // Queue first, then record it: a crash in between only queues the documents twice.
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      db.exec(
-        `INSERT INTO docs_index_queue (document_id, op)
-         SELECT id, 1 FROM docs_documents WHERE is_latest = 1 AND is_text = 1 ORDER BY id`,
-      );
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
-    writeIndexState(index, "filled", "1");
-  }
-  INDEXES.set(db, index);
+  // Reading the state proves the file is a usable index.
+  readIndexState(index, "filled");
   return index;
 }
 

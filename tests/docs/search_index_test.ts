@@ -115,7 +115,7 @@ Deno.test("changes a stopped process left queued are indexed by the next search"
   }
 });
 
-Deno.test("a lost index file is rebuilt from the store", async () => {
+Deno.test("a lost or damaged index file is rebuilt from the store", async () => {
   const docs = await openHarness();
   const source = await Deno.makeTempDir({ prefix: "vantage-rebuild-" });
   try {
@@ -123,24 +123,34 @@ Deno.test("a lost index file is rebuilt from the store", async () => {
     await docs.run("docs.add", { path: source });
     const paths = resolvePaths(docs.home);
     const dataDir = dirname(paths.database);
-    // Another process (services of its own) after the index file is gone.
-    for (const suffix of ["", "-wal", "-shm"]) {
-      await Deno.remove(join(dataDir, `docs-index.db${suffix}`)).catch(() => {});
-    }
-    const services = vantageServices(paths);
-    try {
-      const response = await executeOperation(
-        builtinCatalog(),
-        "docs.search",
-        { query: "rebuildword", type: "keyword" },
-        SCOPES,
-        { services },
-      );
-      assert.ok("result" in response, JSON.stringify(response));
-      const hits = (response.result as { results: Array<{ path: string }> }).results;
-      assert.deepEqual(hits.map((hit) => hit.path), [join(source, "a.md")]);
-    } finally {
-      services.close();
+    docs.db.close(); // as if the process had stopped
+    // Another process (services of its own) after the index file is gone, then after it is
+    // overwritten with garbage.
+    for (
+      const damage of [
+        () => Deno.remove(join(dataDir, "docs-index.db")),
+        () => Deno.writeTextFile(join(dataDir, "docs-index.db"), "not a database ".repeat(500)),
+      ]
+    ) {
+      for (const suffix of ["-wal", "-shm"]) {
+        await Deno.remove(join(dataDir, `docs-index.db${suffix}`)).catch(() => {});
+      }
+      await damage();
+      const services = vantageServices(paths);
+      try {
+        const response = await executeOperation(
+          builtinCatalog(),
+          "docs.search",
+          { query: "rebuildword", type: "keyword" },
+          SCOPES,
+          { services },
+        );
+        assert.ok("result" in response, JSON.stringify(response));
+        const hits = (response.result as { results: Array<{ path: string }> }).results;
+        assert.deepEqual(hits.map((hit) => hit.path), [join(source, "a.md")]);
+      } finally {
+        services.close();
+      }
     }
   } finally {
     await docs.close();
