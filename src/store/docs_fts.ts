@@ -246,7 +246,7 @@ export function applyIndexChanges(
   const insert = index.prepare(
     "INSERT INTO docs_fts (rowid, title, path, body) VALUES (?, ?, ?, ?)",
   );
-  const addTerm = index.prepare("INSERT OR IGNORE INTO docs_terms (term) VALUES (?)");
+  const fresh: string[] = [];
   for (const change of changes) {
     // A contentless table accepts a second row under the same rowid, so every add replaces.
     remove.run(change.id);
@@ -255,12 +255,13 @@ export function applyIndexChanges(
     const path = change.path ?? "";
     const text = change.text ?? "";
     insert.run(change.id, title, path, text);
-    const scanned = `${title} ${path} ${text.slice(0, vocabularyChars)}`;
-    for (const word of vocabularyWords(scanned)) {
-      if (known.has(word)) continue;
-      known.add(word);
-      addTerm.run(word);
-    }
+    collectNewWords(`${title} ${path} ${text.slice(0, vocabularyChars)}`, known, fresh);
+  }
+  if (fresh.length > 0) {
+    // One statement for the batch's new words, in the order they were met.
+    index.prepare(
+      "INSERT OR IGNORE INTO docs_terms (term) SELECT value FROM json_each(?) ORDER BY key",
+    ).run(JSON.stringify(fresh));
   }
   const state = index.prepare(
     "SELECT value FROM docs_index_state WHERE key = 'terms_indexed_through'",
@@ -281,21 +282,24 @@ export function applyIndexChanges(
 }
 
 /**
- * The words of a text that belong in the fuzzy vocabulary: lowercase, 3–32
- * characters, without digits (numbers, hashes and numbered identifiers are
- * not what people misspell, and they would swamp the vocabulary). Letters,
- * digits and `_` make words; any non-ASCII character counts as a letter.
+ * Finds the words of a text that belong in the fuzzy vocabulary and are not
+ * in `known` yet: each is added to `known` and appended to `fresh`.
+ * Vocabulary words are lowercase, 3–32 characters, without digits (numbers,
+ * hashes and numbered identifiers are not what people misspell, and they
+ * would swamp the vocabulary). Letters, digits and `_` make words; any
+ * non-ASCII character counts as a letter.
  *
  * @example
  * ```ts
- * import { vocabularyWords } from "./docs_fts.ts";
- * [...vocabularyWords("Parse the HTTP2 request")]; // ["parse", "the", "request"]
+ * import { collectNewWords } from "./docs_fts.ts";
+ * const fresh: string[] = [];
+ * collectNewWords("Parse the HTTP2 request, parse it", new Set(["the"]), fresh);
+ * fresh; // ["parse", "request"]
  * ```
  */
-export function vocabularyWords(text: string): Set<string> {
+export function collectNewWords(text: string, known: Set<string>, fresh: string[]): void {
   // A hand-written scan: this runs over every stored text, and a Unicode-class regex was
   // several times slower.
-  const words = new Set<string>();
   let start = -1;
   let digit = false;
   let upper = false;
@@ -326,18 +330,21 @@ export function vocabularyWords(text: string): Set<string> {
       const length = i - start;
       if (length >= 3 && length <= 32 && !digit) {
         // Most words are lowercase already: only the others pay for lowercasing.
-        const word = text.slice(start, i);
-        words.add(upper ? word.toLowerCase() : word);
+        const raw = text.slice(start, i);
+        const word = upper ? raw.toLowerCase() : raw;
+        if (!known.has(word)) {
+          known.add(word);
+          fresh.push(word);
+        }
       }
       start = -1;
     }
   }
-  return words;
 }
 
 /** The JavaScript source of the functions a worker needs to apply changes itself. */
 export function applyIndexChangesSource(): string {
-  return [vocabularyWords.toString(), applyIndexChanges.toString()].join("\n");
+  return [collectNewWords.toString(), applyIndexChanges.toString()].join("\n");
 }
 
 /** Every word in the fuzzy vocabulary of an index. */
