@@ -18,12 +18,13 @@
 import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
+  cleanerFor,
   contentText,
   parseLineWith,
   pathSegments,
   RecentKeys,
   SessionTracker,
-  TextCleaner,
+  type TextCleaner,
 } from "./transcript_support.ts";
 import type {
   JsonObject,
@@ -114,7 +115,7 @@ class ClaudeCodeParser implements TranscriptParser {
 
   constructor(options: TranscriptParserOptions) {
     this.#role = options.path !== undefined ? claudeFileRole(options.path) : {};
-    this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
+    this.#cleaner = cleanerFor(options);
     const saved = options.state ?? {};
     this.#state = {
       tracker: new SessionTracker("claude_code", saved.session),

@@ -17,10 +17,11 @@
 import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
+  cleanerFor,
   contentText,
   parseLineWith,
   SessionTracker,
-  TextCleaner,
+  type TextCleaner,
 } from "./transcript_support.ts";
 import type {
   JsonObject,
@@ -149,7 +150,7 @@ class CodexParser implements TranscriptParser {
   #sawMeta: boolean;
 
   constructor(options: TranscriptParserOptions) {
-    this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
+    this.#cleaner = cleanerFor(options);
     this.#fileSessionId = options.path !== undefined
       ? codexSessionIdFromPath(options.path)
       : undefined;

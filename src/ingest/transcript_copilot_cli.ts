@@ -17,17 +17,8 @@
  */
 
 import { toolTarget } from "./tool_input.ts";
-import {
-  type CommonParserState,
-  contentText,
-  loadCommonState,
-  parseLineWith,
-  pathSegments,
-  saveCommonState,
-  TextCleaner,
-} from "./transcript_support.ts";
+import { CommonStateParser, contentText, pathSegments } from "./transcript_support.ts";
 import type {
-  JsonObject,
   ParsedRecords,
   TranscriptMessage,
   TranscriptParser,
@@ -64,41 +55,24 @@ export function copilotSessionIdFromPath(path: string): string | undefined {
   return undefined;
 }
 
-class CopilotCliParser implements TranscriptParser {
-  readonly agent = "copilot_cli" as const;
-  readonly #cleaner: TextCleaner;
-  readonly #fileSessionId: string | undefined;
-  readonly #state: CommonParserState;
-
+class CopilotCliParser extends CommonStateParser {
   constructor(options: TranscriptParserOptions) {
-    this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
-    this.#fileSessionId = options.path !== undefined
-      ? copilotSessionIdFromPath(options.path)
-      : undefined;
-    this.#state = loadCommonState("copilot_cli", options.state ?? {});
+    super("copilot_cli", options, copilotSessionIdFromPath);
   }
 
-  saveState(): JsonObject {
-    return saveCommonState(this.agent, this.#state);
-  }
-
-  parseLine(line: string): ParsedRecords {
-    return parseLineWith(line, (record, text, out) => this.#parse(record, text, out));
-  }
-
-  #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
+  protected parseRecord(obj: UnknownRecord, line: string, out: ParsedRecords): void {
     const type = str(obj.type) ?? "";
     if (obj.ephemeral === true) return;
     const data = isRecord(obj.data) ? obj.data : {};
     const lineTs = parseTimestamp(obj.timestamp);
-    const ts = lineTs ?? this.#state.lastTs;
-    if (ts > this.#state.lastTs) this.#state.lastTs = ts;
+    const ts = lineTs ?? this.state.lastTs;
+    if (ts > this.state.lastTs) this.state.lastTs = ts;
     const id = str(obj.id) ?? stableHash(line);
     const parent = str(obj.parentId);
-    const tracker = this.#state.tracker;
+    const tracker = this.state.tracker;
     if (tracker.sessionId === undefined) {
       tracker.sessionId = (type === "session.start" ? str(data.sessionId) : undefined) ??
-        this.#fileSessionId;
+        this.fileSessionId;
     }
 
     const base = (key: string): TranscriptMessage | undefined => {
@@ -113,7 +87,7 @@ class CopilotCliParser implements TranscriptParser {
         text: "",
         message_key: key,
       };
-      if (this.#state.cwd !== undefined) m.cwd = this.#state.cwd;
+      if (this.state.cwd !== undefined) m.cwd = this.state.cwd;
       if (parent !== undefined) m.parent = parent;
       return m;
     };
@@ -124,7 +98,7 @@ class CopilotCliParser implements TranscriptParser {
         const context = isRecord(data.context) ? data.context : undefined;
         this.#context(context);
         const model = str(data.selectedModel);
-        if (model !== undefined) this.#state.model = model;
+        if (model !== undefined) this.state.model = model;
         if (type === "session.start") tracker.started(parseTimestamp(data.startTime) ?? lineTs);
         break;
       }
@@ -133,7 +107,7 @@ class CopilotCliParser implements TranscriptParser {
         break;
       case "session.model_change": {
         const model = str(data.newModel);
-        if (model !== undefined) this.#state.model = model;
+        if (model !== undefined) this.state.model = model;
         break;
       }
       case "session.title_changed": {
@@ -148,7 +122,7 @@ class CopilotCliParser implements TranscriptParser {
         const message = str(data.message) ?? "";
         m.role = "system";
         m.message_type = "system";
-        m.text = this.#cleaner.clean(
+        m.text = this.cleaner.clean(
           errorType !== undefined ? `${errorType}: ${message}` : message,
         );
         out.messages.push(m);
@@ -160,7 +134,7 @@ class CopilotCliParser implements TranscriptParser {
         if (m === undefined || text.trim() === "") break;
         m.role = "user";
         m.message_type = "user";
-        m.text = this.#cleaner.clean(text);
+        m.text = this.cleaner.clean(text);
         out.messages.push(m);
         break;
       }
@@ -173,13 +147,13 @@ class CopilotCliParser implements TranscriptParser {
         const m = base(`${callId ?? id}:call`);
         if (m === undefined) break;
         m.message_type = "tool_use";
-        m.text = this.#cleaner.clean(textOf(data.arguments));
+        m.text = this.cleaner.clean(textOf(data.arguments));
         if (name !== undefined) m.tool_name = name;
         if (callId !== undefined) m.tool_use_id = callId;
-        if (this.#state.model !== undefined) m.model = this.#state.model;
+        if (this.state.model !== undefined) m.model = this.state.model;
         const target = toolTarget(name, data.arguments);
         if (target.file_path !== undefined) m.file_path = target.file_path;
-        if (target.command !== undefined) m.command = this.#cleaner.clean(target.command);
+        if (target.command !== undefined) m.command = this.cleaner.clean(target.command);
         if (target.command_prefix !== undefined) m.command_prefix = target.command_prefix;
         out.messages.push(m);
         out.tool_calls++;
@@ -196,7 +170,7 @@ class CopilotCliParser implements TranscriptParser {
           error || "";
         m.role = "tool";
         m.message_type = "tool_result";
-        m.text = this.#cleaner.clean(text);
+        m.text = this.cleaner.clean(text);
         if (callId !== undefined) m.tool_use_id = callId;
         if (data.success === false) m.is_error = true;
         out.messages.push(m);
@@ -210,7 +184,7 @@ class CopilotCliParser implements TranscriptParser {
           out.unknown_type = type === "" ? "(none)" : type;
         }
     }
-    tracker.learn({ cwd: this.#state.cwd, model: this.#state.model });
+    tracker.learn({ cwd: this.state.cwd, model: this.state.model });
     const info = tracker.changed();
     if (info !== undefined) out.session = info;
   }
@@ -218,8 +192,8 @@ class CopilotCliParser implements TranscriptParser {
   #context(context: UnknownRecord | undefined): void {
     if (context === undefined) return;
     const cwd = str(context.cwd);
-    if (cwd !== undefined) this.#state.cwd = cwd;
-    this.#state.tracker.learn({ git_branch: str(context.branch) });
+    if (cwd !== undefined) this.state.cwd = cwd;
+    this.state.tracker.learn({ git_branch: str(context.branch) });
   }
 
   #assistant(
@@ -229,15 +203,15 @@ class CopilotCliParser implements TranscriptParser {
     out: ParsedRecords,
   ): void {
     const model = str(data.model);
-    if (model !== undefined) this.#state.model = model;
+    if (model !== undefined) this.state.model = model;
     const key = str(data.messageId) ?? id;
     const reasoning = str(data.reasoningText);
     if (reasoning !== undefined) {
       const m = base(`${key}:thinking`);
       if (m !== undefined) {
         m.message_type = "thinking";
-        m.text = this.#cleaner.clean(reasoning);
-        if (this.#state.model !== undefined) m.model = this.#state.model;
+        m.text = this.cleaner.clean(reasoning);
+        if (this.state.model !== undefined) m.model = this.state.model;
         out.messages.push(m);
       }
     }
@@ -245,15 +219,15 @@ class CopilotCliParser implements TranscriptParser {
     if (text.trim() !== "") {
       const m = base(`${key}:text`);
       if (m !== undefined) {
-        m.text = this.#cleaner.clean(text);
-        if (this.#state.model !== undefined) m.model = this.#state.model;
+        m.text = this.cleaner.clean(text);
+        if (this.state.model !== undefined) m.model = this.state.model;
         out.messages.push(m);
       }
     }
   }
 
   #shutdown(data: UnknownRecord, id: string, ts: number, out: ParsedRecords): void {
-    const sessionId = this.#state.tracker.sessionId;
+    const sessionId = this.state.tracker.sessionId;
     const metrics = isRecord(data.modelMetrics) ? data.modelMetrics : undefined;
     if (sessionId === undefined || metrics === undefined) return;
     for (const [model, metric] of Object.entries(metrics)) {

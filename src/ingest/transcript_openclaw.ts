@@ -16,17 +16,8 @@
  */
 
 import { toolTarget } from "./tool_input.ts";
-import {
-  baseName,
-  type CommonParserState,
-  contentText,
-  loadCommonState,
-  parseLineWith,
-  saveCommonState,
-  TextCleaner,
-} from "./transcript_support.ts";
+import { baseName, CommonStateParser, contentText } from "./transcript_support.ts";
 import type {
-  JsonObject,
   ParsedRecords,
   TranscriptMessage,
   TranscriptParser,
@@ -69,42 +60,25 @@ export function openclawSessionIdFromPath(path: string): string | undefined {
   return underscore >= 0 && /^\d/.test(name) ? name.slice(underscore + 1) : name;
 }
 
-class OpenClawParser implements TranscriptParser {
-  readonly agent = "openclaw" as const;
-  readonly #cleaner: TextCleaner;
-  readonly #fileSessionId: string | undefined;
-  readonly #state: CommonParserState;
-
+class OpenClawParser extends CommonStateParser {
   constructor(options: TranscriptParserOptions) {
-    this.#cleaner = new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
-    this.#fileSessionId = options.path !== undefined
-      ? openclawSessionIdFromPath(options.path)
-      : undefined;
-    this.#state = loadCommonState("openclaw", options.state ?? {});
+    super("openclaw", options, openclawSessionIdFromPath);
   }
 
-  saveState(): JsonObject {
-    return saveCommonState(this.agent, this.#state);
-  }
-
-  parseLine(line: string): ParsedRecords {
-    return parseLineWith(line, (record, text, out) => this.#parse(record, text, out));
-  }
-
-  #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
+  protected parseRecord(obj: UnknownRecord, line: string, out: ParsedRecords): void {
     const type = str(obj.type) ?? "";
     const message = isRecord(obj.message) ? obj.message : undefined;
     const lineTs = parseTimestamp(obj.timestamp) ??
       (message !== undefined ? parseTimestamp(message.timestamp) : undefined);
-    const ts = lineTs ?? this.#state.lastTs;
-    if (ts > this.#state.lastTs) this.#state.lastTs = ts;
-    const tracker = this.#state.tracker;
+    const ts = lineTs ?? this.state.lastTs;
+    if (ts > this.state.lastTs) this.state.lastTs = ts;
+    const tracker = this.state.tracker;
     const id = str(obj.id) ?? stableHash(line);
 
     if (type === "session") {
-      if (tracker.sessionId === undefined) tracker.sessionId = str(obj.id) ?? this.#fileSessionId;
+      if (tracker.sessionId === undefined) tracker.sessionId = str(obj.id) ?? this.fileSessionId;
       const cwd = str(obj.cwd);
-      if (cwd !== undefined) this.#state.cwd = cwd;
+      if (cwd !== undefined) this.state.cwd = cwd;
       const parentSession = obj.parentSession;
       const parent = typeof parentSession === "string"
         ? str(parentSession)
@@ -114,14 +88,14 @@ class OpenClawParser implements TranscriptParser {
       tracker.learn({ parent_session_id: parent });
       tracker.started(lineTs);
     } else {
-      if (tracker.sessionId === undefined) tracker.sessionId = this.#fileSessionId;
+      if (tracker.sessionId === undefined) tracker.sessionId = this.fileSessionId;
       switch (type) {
         case "message":
           if (message !== undefined) this.#message(obj, message, id, ts, out);
           break;
         case "model_change": {
           const model = pickStr(obj, "modelId", "model");
-          if (model !== undefined) this.#state.model = model;
+          if (model !== undefined) this.state.model = model;
           break;
         }
         case "session_info": {
@@ -135,7 +109,7 @@ class OpenClawParser implements TranscriptParser {
           if (summary !== undefined && m !== undefined) {
             m.role = "system";
             m.message_type = "system";
-            m.text = this.#cleaner.clean(summary);
+            m.text = this.cleaner.clean(summary);
             out.messages.push(m);
           }
           break;
@@ -144,13 +118,13 @@ class OpenClawParser implements TranscriptParser {
           if (!IGNORED_TYPES.has(type)) out.unknown_type = type === "" ? "(none)" : type;
       }
     }
-    tracker.learn({ cwd: this.#state.cwd, model: this.#state.model });
+    tracker.learn({ cwd: this.state.cwd, model: this.state.model });
     const info = tracker.changed();
     if (info !== undefined) out.session = info;
   }
 
   #base(key: string, ts: number, parent: string | undefined): TranscriptMessage | undefined {
-    const sessionId = this.#state.tracker.sessionId;
+    const sessionId = this.state.tracker.sessionId;
     if (sessionId === undefined) return undefined;
     const m: TranscriptMessage = {
       agent: "openclaw",
@@ -161,7 +135,7 @@ class OpenClawParser implements TranscriptParser {
       text: "",
       message_key: key,
     };
-    if (this.#state.cwd !== undefined) m.cwd = this.#state.cwd;
+    if (this.state.cwd !== undefined) m.cwd = this.state.cwd;
     if (parent !== undefined) m.parent = parent;
     return m;
   }
@@ -182,7 +156,7 @@ class OpenClawParser implements TranscriptParser {
       if (m === undefined || text.trim() === "") return;
       m.role = "user";
       m.message_type = "user";
-      m.text = this.#cleaner.clean(text);
+      m.text = this.cleaner.clean(text);
       out.messages.push(m);
       return;
     }
@@ -191,7 +165,7 @@ class OpenClawParser implements TranscriptParser {
       if (m === undefined) return;
       m.role = "tool";
       m.message_type = "tool_result";
-      m.text = this.#cleaner.clean(contentText(content));
+      m.text = this.cleaner.clean(contentText(content));
       const callId = str(message.toolCallId);
       if (callId !== undefined) m.tool_use_id = callId;
       const name = str(message.toolName);
@@ -210,13 +184,13 @@ class OpenClawParser implements TranscriptParser {
       use.role = "user";
       use.message_type = "tool_use";
       use.tool_name = "bash";
-      use.text = this.#cleaner.clean(command);
+      use.text = this.cleaner.clean(command);
       use.command = use.text;
       if (target.command_prefix !== undefined) use.command_prefix = target.command_prefix;
       result.role = "tool";
       result.message_type = "tool_result";
       result.tool_name = "bash";
-      result.text = this.#cleaner.clean(str(message.output) ?? "");
+      result.text = this.cleaner.clean(str(message.output) ?? "");
       const exitCode = num(message.exitCode);
       if ((exitCode !== undefined && exitCode !== 0) || message.cancelled === true) {
         result.is_error = true;
@@ -228,36 +202,36 @@ class OpenClawParser implements TranscriptParser {
     if (role !== "assistant") return;
 
     const model = str(message.model);
-    if (model !== undefined) this.#state.model = model;
+    if (model !== undefined) this.state.model = model;
     const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
     if (Array.isArray(blocks)) {
       blocks.forEach((block: unknown, index: number) => {
         if (!isRecord(block)) return;
         const m = this.#base(`${id}:${index}`, ts, parent);
         if (m === undefined) return;
-        if (this.#state.model !== undefined) m.model = this.#state.model;
+        if (this.state.model !== undefined) m.model = this.state.model;
         if (block.type === "text") {
           const text = str(block.text);
           if (text === undefined) return;
-          m.text = this.#cleaner.clean(text);
+          m.text = this.cleaner.clean(text);
           out.messages.push(m);
         } else if (block.type === "thinking") {
           const text = str(block.thinking);
           if (text === undefined) return;
           m.message_type = "thinking";
-          m.text = this.#cleaner.clean(text);
+          m.text = this.cleaner.clean(text);
           out.messages.push(m);
         } else if (block.type === "toolCall" || block.type === "tool_use") {
           const name = str(block.name);
           const input = block.arguments ?? block.input;
           m.message_type = "tool_use";
-          m.text = this.#cleaner.clean(textOf(input));
+          m.text = this.cleaner.clean(textOf(input));
           if (name !== undefined) m.tool_name = name;
           const callId = str(block.id);
           if (callId !== undefined) m.tool_use_id = callId;
           const target = toolTarget(name, input);
           if (target.file_path !== undefined) m.file_path = target.file_path;
-          if (target.command !== undefined) m.command = this.#cleaner.clean(target.command);
+          if (target.command !== undefined) m.command = this.cleaner.clean(target.command);
           if (target.command_prefix !== undefined) m.command_prefix = target.command_prefix;
           out.messages.push(m);
           out.tool_calls++;
@@ -266,7 +240,7 @@ class OpenClawParser implements TranscriptParser {
     }
 
     const usage = isRecord(message.usage) ? message.usage : undefined;
-    const sessionId = this.#state.tracker.sessionId;
+    const sessionId = this.state.tracker.sessionId;
     if (usage === undefined || sessionId === undefined) return;
     const record: UsageRecord = {
       agent: "openclaw",
@@ -279,7 +253,7 @@ class OpenClawParser implements TranscriptParser {
       cache_write_tokens: count(usage.cacheWrite),
       reasoning_tokens: 0,
     };
-    if (this.#state.model !== undefined) record.model = this.#state.model;
+    if (this.state.model !== undefined) record.model = this.state.model;
     const cost = isRecord(usage.cost) ? num(usage.cost.total) : undefined;
     if (cost !== undefined && cost > 0) record.reported_cost_usd = cost;
     out.usage.push(record);

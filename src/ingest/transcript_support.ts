@@ -13,6 +13,8 @@ import {
   type JsonValue,
   type ParsedRecords,
   type SessionInfo,
+  type TranscriptParser,
+  type TranscriptParserOptions,
 } from "./types.ts";
 import { isRecord, str, truncate, type UnknownRecord } from "./values.ts";
 
@@ -207,6 +209,11 @@ export function parseLineWith(
   return out;
 }
 
+/** The text clean-up the parser options ask for (redaction on and a 32,768-character cap by default). */
+export function cleanerFor(options: TranscriptParserOptions): TextCleaner {
+  return new TextCleaner(options.redact ?? true, options.maxTextChars ?? 32_768);
+}
+
 /** The state every parser keeps beside its byte offset. */
 export interface CommonParserState {
   /** Session facts seen so far. */
@@ -248,4 +255,45 @@ export function saveCommonState(
   if (state.cwd !== undefined) out.cwd = state.cwd;
   if (state.model !== undefined) out.model = state.model;
   return out;
+}
+
+/**
+ * A parser whose saved state is just {@linkcode CommonParserState}: it holds
+ * the text cleaner, the session id the file's path names and that state, and
+ * saves and decodes lines, so a subclass writes only how one record is read.
+ */
+export abstract class CommonStateParser implements TranscriptParser {
+  /** Agent whose format this parser reads. */
+  readonly agent: AgentName;
+  /** Redacts and caps message text. */
+  protected readonly cleaner: TextCleaner;
+  /** The session id the file's path names, if it names one. */
+  protected readonly fileSessionId: string | undefined;
+  /** What is kept beside the byte offset. */
+  protected readonly state: CommonParserState;
+
+  /** Sets up a parser of `agent`'s files; `sessionIdFromPath` reads an id from a file's path. */
+  constructor(
+    agent: AgentName,
+    options: TranscriptParserOptions,
+    sessionIdFromPath: (path: string) => string | undefined,
+  ) {
+    this.agent = agent;
+    this.cleaner = cleanerFor(options);
+    this.fileSessionId = options.path !== undefined ? sessionIdFromPath(options.path) : undefined;
+    this.state = loadCommonState(agent, options.state ?? {});
+  }
+
+  /** A JSON-serialisable snapshot of the parser state. */
+  saveState(): JsonObject {
+    return saveCommonState(this.agent, this.state);
+  }
+
+  /** Parses one line; never throws. */
+  parseLine(line: string): ParsedRecords {
+    return parseLineWith(line, (record, text, out) => this.parseRecord(record, text, out));
+  }
+
+  /** Reads one decoded record (`line` is its text) into `out`. */
+  protected abstract parseRecord(record: UnknownRecord, line: string, out: ParsedRecords): void;
 }
