@@ -13,6 +13,8 @@
  * @module
  */
 
+import { type RecordedRequest as BaseRecordedRequest, recordRequest } from "./recorded_request.ts";
+
 /** A content block the scripted model emits. */
 export type ScriptBlock =
   | { type: "text"; text: string }
@@ -36,13 +38,7 @@ export interface ScriptTurn {
 }
 
 /** A request the server received. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  /** Parsed JSON body (`undefined` when there was none or it was not JSON). */
-  body: unknown;
-  /** `true` for main-loop requests (non-empty `tools`), which consumed a script turn. */
-  main: boolean;
+export interface RecordedRequest extends BaseRecordedRequest {
   /** The `request-id` header sent back, when the request got a model answer. */
   request_id?: string;
 }
@@ -215,21 +211,8 @@ export function startScriptedAnthropicServer(
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    let body: unknown = undefined;
-    if (request.method === "POST") {
-      const text = await request.text();
-      try {
-        body = text === "" ? undefined : JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    const recorded: RecordedRequest = {
-      method: request.method,
-      path: url.pathname,
-      body,
-      main: false,
-    };
+    const recorded: RecordedRequest = await recordRequest(request);
+    const body = recorded.body;
     requests.push(recorded);
 
     if (request.method === "HEAD" || (request.method === "GET" && url.pathname === "/")) {

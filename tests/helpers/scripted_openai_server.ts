@@ -9,6 +9,8 @@
  * @module
  */
 
+import { type RecordedRequest, recordRequest } from "./recorded_request.ts";
+
 /** One output item of a scripted response. */
 export type ResponseItem =
   | { type: "message"; text: string }
@@ -30,13 +32,7 @@ export interface ResponseTurn {
 }
 
 /** A request the server received. */
-export interface RecordedOpenAIRequest {
-  method: string;
-  path: string;
-  body: unknown;
-  /** `true` when the request consumed a script turn. */
-  main: boolean;
-}
+export type RecordedOpenAIRequest = RecordedRequest;
 
 /** A running scripted server. */
 export interface ScriptedOpenAIServer {
@@ -93,21 +89,8 @@ export function startScriptedOpenAIServer(turns: ResponseTurn[]): ScriptedOpenAI
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    let body: unknown = undefined;
-    if (request.method === "POST") {
-      const text = await request.text();
-      try {
-        body = text === "" ? undefined : JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    const recorded: RecordedOpenAIRequest = {
-      method: request.method,
-      path: url.pathname,
-      body,
-      main: false,
-    };
+    const recorded: RecordedOpenAIRequest = await recordRequest(request);
+    const body = recorded.body;
     requests.push(recorded);
 
     if (request.method === "GET" && url.pathname === "/v1/models") {
