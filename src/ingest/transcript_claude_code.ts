@@ -20,6 +20,7 @@ import {
   baseName,
   cleanerFor,
   contentText,
+  newMessage,
   parseLineWith,
   pathSegments,
   RecentKeys,
@@ -227,17 +228,9 @@ class ClaudeCodeParser implements TranscriptParser {
     const parent = str(obj.parentUuid);
     const message = isRecord(obj.message) ? obj.message : undefined;
     const base = (index: number): TranscriptMessage => {
-      const m: TranscriptMessage = {
-        agent: "claude_code",
-        session_id: sessionId,
-        ts,
-        role: "user",
-        message_type: "user",
-        text: "",
-        message_key: `${uuid}:${index}`,
-      };
-      if (s.cwd !== undefined) m.cwd = s.cwd;
-      if (parent !== undefined) m.parent = parent;
+      const m = newMessage("claude_code", sessionId, ts, `${uuid}:${index}`, s.cwd, parent);
+      m.role = "user";
+      m.message_type = "user";
       if (subagentId !== undefined) m.subagent_id = subagentId;
       return m;
     };

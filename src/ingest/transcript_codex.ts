@@ -19,6 +19,7 @@ import {
   baseName,
   cleanerFor,
   contentText,
+  newMessage,
   parseLineWith,
   SessionTracker,
   type TextCleaner,
@@ -263,17 +264,7 @@ class CodexParser implements TranscriptParser {
   #base(ts: number, key: string): TranscriptMessage | undefined {
     const sessionId = this.#sessionId;
     if (sessionId === undefined) return undefined;
-    const m: TranscriptMessage = {
-      agent: "codex",
-      session_id: sessionId,
-      ts,
-      role: "assistant",
-      message_type: "assistant",
-      text: "",
-      message_key: key,
-    };
-    if (this.#cwd !== undefined) m.cwd = this.#cwd;
-    return m;
+    return newMessage("codex", sessionId, ts, key, this.#cwd);
   }
 
   #responseItem(payload: UnknownRecord, line: string, ts: number, out: ParsedRecords): void {

@@ -17,7 +17,7 @@
  */
 
 import { toolTarget } from "./tool_input.ts";
-import { CommonStateParser, contentText, pathSegments } from "./transcript_support.ts";
+import { CommonStateParser, contentText, newMessage, pathSegments } from "./transcript_support.ts";
 import type {
   ParsedRecords,
   TranscriptMessage,
@@ -78,18 +78,7 @@ class CopilotCliParser extends CommonStateParser {
     const base = (key: string): TranscriptMessage | undefined => {
       const sessionId = tracker.sessionId;
       if (sessionId === undefined) return undefined;
-      const m: TranscriptMessage = {
-        agent: "copilot_cli",
-        session_id: sessionId,
-        ts,
-        role: "assistant",
-        message_type: "assistant",
-        text: "",
-        message_key: key,
-      };
-      if (this.state.cwd !== undefined) m.cwd = this.state.cwd;
-      if (parent !== undefined) m.parent = parent;
-      return m;
+      return newMessage("copilot_cli", sessionId, ts, key, this.state.cwd, parent);
     };
 
     switch (type) {

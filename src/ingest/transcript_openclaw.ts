@@ -16,7 +16,7 @@
  */
 
 import { toolTarget } from "./tool_input.ts";
-import { baseName, CommonStateParser, contentText } from "./transcript_support.ts";
+import { baseName, CommonStateParser, contentText, newMessage } from "./transcript_support.ts";
 import type {
   ParsedRecords,
   TranscriptMessage,
@@ -126,18 +126,7 @@ class OpenClawParser extends CommonStateParser {
   #base(key: string, ts: number, parent: string | undefined): TranscriptMessage | undefined {
     const sessionId = this.state.tracker.sessionId;
     if (sessionId === undefined) return undefined;
-    const m: TranscriptMessage = {
-      agent: "openclaw",
-      session_id: sessionId,
-      ts,
-      role: "assistant",
-      message_type: "assistant",
-      text: "",
-      message_key: key,
-    };
-    if (this.state.cwd !== undefined) m.cwd = this.state.cwd;
-    if (parent !== undefined) m.parent = parent;
-    return m;
+    return newMessage("openclaw", sessionId, ts, key, this.state.cwd, parent);
   }
 
   #message(

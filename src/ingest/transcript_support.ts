@@ -13,6 +13,7 @@ import {
   type JsonValue,
   type ParsedRecords,
   type SessionInfo,
+  type TranscriptMessage,
   type TranscriptParser,
   type TranscriptParserOptions,
 } from "./types.ts";
@@ -207,6 +208,32 @@ export function parseLineWith(
     out.malformed = true;
   }
   return out;
+}
+
+/**
+ * A message of `agent` to fill in: empty assistant text under `key`, with
+ * the working directory and parent when known.
+ */
+export function newMessage(
+  agent: AgentName,
+  sessionId: string,
+  ts: number,
+  key: string,
+  cwd: string | undefined,
+  parent?: string,
+): TranscriptMessage {
+  const m: TranscriptMessage = {
+    agent,
+    session_id: sessionId,
+    ts,
+    role: "assistant",
+    message_type: "assistant",
+    text: "",
+    message_key: key,
+  };
+  if (cwd !== undefined) m.cwd = cwd;
+  if (parent !== undefined) m.parent = parent;
+  return m;
 }
 
 /** The text clean-up the parser options ask for (redaction on and a 32,768-character cap by default). */

@@ -10,6 +10,7 @@
  */
 
 import { isAbsolute, resolve } from "node:path";
+import { isShellTool } from "../ingest/tool_input.ts";
 import type { HookEvent, JsonValue } from "../ingest/types.ts";
 
 /** What a tool does, as far as the rules care. */
@@ -77,20 +78,6 @@ const READ_TOOLS = new Set([
   "cat",
 ]);
 
-const SHELL_TOOLS = new Set([
-  "bash",
-  "shell",
-  "exec_command",
-  "exec",
-  "local_shell",
-  "local_shell_call",
-  "container.exec",
-  "powershell",
-  "run_shell_command",
-  "run_terminal_cmd",
-  "bashexecution",
-]);
-
 const SEARCH_TOOLS = new Set([
   "grep",
   "glob",
@@ -117,7 +104,7 @@ export function toolKind(toolName: string | undefined): ToolKind {
   const name = toolName.toLowerCase();
   if (EDIT_TOOLS.has(name)) return "edit";
   if (READ_TOOLS.has(name)) return "read";
-  if (SHELL_TOOLS.has(name)) return "shell";
+  if (isShellTool(name)) return "shell";
   if (SEARCH_TOOLS.has(name)) return "search";
   return "other";
 }
