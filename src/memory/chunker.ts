@@ -256,6 +256,44 @@ export function* chunkSpans(bytes: Uint8Array, options?: ChunkerOptions): Genera
 }
 
 /**
+ * Takes the next `length` bytes off the front of `pending` (a queue of byte
+ * pieces, which it shortens): a view when they lie inside the first piece,
+ * the common case for large reads, else a copy joined across pieces.
+ *
+ * @example
+ * ```ts
+ * import { takeBytes } from "./chunker.ts";
+ * const pending = [new Uint8Array([1, 2]), new Uint8Array([3, 4])];
+ * takeBytes(pending, 3); // Uint8Array [1, 2, 3]; pending is now [Uint8Array [4]]
+ * ```
+ */
+export function takeBytes(pending: Uint8Array[], length: number): Uint8Array {
+  const head = pending[0];
+  if (head.length >= length) {
+    const data = head.subarray(0, length);
+    if (head.length === length) pending.shift();
+    else pending[0] = head.subarray(length);
+    return data;
+  }
+  const data = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const piece = pending[0];
+    const need = length - filled;
+    if (piece.length <= need) {
+      data.set(piece, filled);
+      filled += piece.length;
+      pending.shift();
+    } else {
+      data.set(piece.subarray(0, need), filled);
+      pending[0] = piece.subarray(need);
+      filled += need;
+    }
+  }
+  return data;
+}
+
+/**
  * Chunks a stream of byte pieces (a file read in parts, a `ReadableStream`) and yields each chunk
  * with its bytes. Only the bytes of the chunk being formed are buffered.
  *
@@ -278,32 +316,11 @@ export async function* chunkIterable(
   // buffer once we ask for the next piece, and a chunk usually spans several pieces.
   const pending: Uint8Array[] = [];
 
-  const take = (span: ChunkSpan): Chunk => {
-    const head = pending[0];
-    if (head.length >= span.length) {
-      // Common case for large reads: the chunk lies inside one piece, so a view suffices.
-      const data = head.subarray(0, span.length);
-      if (head.length === span.length) pending.shift();
-      else pending[0] = head.subarray(span.length);
-      return { offset: span.offset, length: span.length, data };
-    }
-    const data = new Uint8Array(span.length);
-    let filled = 0;
-    while (filled < span.length) {
-      const piece = pending[0];
-      const need = span.length - filled;
-      if (piece.length <= need) {
-        data.set(piece, filled);
-        filled += piece.length;
-        pending.shift();
-      } else {
-        data.set(piece.subarray(0, need), filled);
-        pending[0] = piece.subarray(need);
-        filled += need;
-      }
-    }
-    return { offset: span.offset, length: span.length, data };
-  };
+  const take = (span: ChunkSpan): Chunk => ({
+    offset: span.offset,
+    length: span.length,
+    data: takeBytes(pending, span.length),
+  });
 
   for await (const piece of source) {
     if (piece.length === 0) continue;

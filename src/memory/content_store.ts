@@ -25,7 +25,7 @@ import {
   type ManifestEntry,
   readChunk,
 } from "../store/docs_chunks.ts";
-import { chunkSpans, ChunkStream } from "./chunker.ts";
+import { chunkSpans, ChunkStream, takeBytes } from "./chunker.ts";
 import { compressChunk, decompressChunk } from "./compression.ts";
 import { ContentHasher, sha256Hex } from "./content_hash.ts";
 
@@ -203,37 +203,12 @@ export function* filePieces(path: string, pieceBytes = PIECE_BYTES): Generator<U
 export function* chunksOf(pieces: Iterable<Uint8Array>): Generator<Uint8Array> {
   const stream = new ChunkStream();
   const pending: Uint8Array[] = [];
-  const take = (length: number): Uint8Array => {
-    const head = pending[0];
-    if (head.length >= length) {
-      const data = head.subarray(0, length);
-      if (head.length === length) pending.shift();
-      else pending[0] = head.subarray(length);
-      return data;
-    }
-    const data = new Uint8Array(length);
-    let filled = 0;
-    while (filled < length) {
-      const piece = pending[0];
-      const need = length - filled;
-      if (piece.length <= need) {
-        data.set(piece, filled);
-        filled += piece.length;
-        pending.shift();
-      } else {
-        data.set(piece.subarray(0, need), filled);
-        pending[0] = piece.subarray(need);
-        filled += need;
-      }
-    }
-    return data;
-  };
   for (const piece of pieces) {
     if (piece.length === 0) continue;
     pending.push(piece);
-    for (const span of stream.push(piece)) yield take(span.length);
+    for (const span of stream.push(piece)) yield takeBytes(pending, span.length);
   }
-  for (const span of stream.finish()) yield take(span.length);
+  for (const span of stream.finish()) yield takeBytes(pending, span.length);
 }
 
 /** How a document is named in integrity errors. */
