@@ -10,6 +10,7 @@ import { anomalyFacets, anomalyFeed } from "../../store/dashboard_reads.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
 import { resolveWindow, sinceMinSchema } from "./dashboard_window.ts";
+import { anomalySchema } from "./state_builders.ts";
 
 const facetSchema = z.array(z.object({ value: z.string(), count: z.number().int() }));
 
@@ -30,22 +31,14 @@ export const listAnomaliesOperation: Operation = defineOperation({
   }),
   output: z.object({
     count: z.number().int(),
-    anomalies: z.array(z.object({
+    // One anomaly as a session's state shows it, plus where it happened and when it ended.
+    anomalies: z.array(anomalySchema.extend({
       id: z.number().int(),
       session_id: z.string(),
       agent: z.string().optional(),
       session_title: z.string().optional(),
       project: z.string(),
-      kind: z.string(),
-      severity: z.string(),
-      channel: z.string(),
-      evidence: z.string(),
-      suggestion: z.string(),
-      related_files: z.array(z.string()),
-      first_emitted_at: z.string(),
-      last_emitted_at: z.string(),
       last_emitted_ago: z.string(),
-      emit_count: z.number().int(),
       resolved_at: z.string().optional(),
     })),
     by_kind: facetSchema,
