@@ -9,6 +9,7 @@
  */
 import type { SessionRow } from "./agent_reads.ts";
 import type { DatabaseSync } from "./database.ts";
+import type { AnomalyRow } from "./perception_store.ts";
 
 /** Filters of {@linkcode listSessionsFiltered}. */
 export interface SessionListFilter {
@@ -418,33 +419,7 @@ export function sessionFileChanges(
 }
 
 /** A stored anomaly with the session it belongs to. */
-export interface AnomalyFeedRow {
-  /** Row id. */
-  id: number;
-  /** Session. */
-  session_id: string;
-  /** Project. */
-  project: string | null;
-  /** Rule kind. */
-  kind: string;
-  /** info, warning or critical. */
-  severity: string;
-  /** Delivery channel. */
-  channel: string;
-  /** What was seen. */
-  evidence: string;
-  /** What to do. */
-  suggestion: string;
-  /** JSON array of paths. */
-  related_files: string;
-  /** First emission, ms. */
-  first_emitted_at: number;
-  /** Latest emission, ms. */
-  last_emitted_at: number;
-  /** Emissions. */
-  emit_count: number;
-  /** When resolved, ms. */
-  resolved_at: number | null;
+export interface AnomalyFeedRow extends Omit<AnomalyRow, "fingerprint"> {
   /** The session's agent. */
   agent: string | null;
   /** The session's title. */
