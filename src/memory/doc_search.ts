@@ -127,29 +127,31 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
   const depth = Math.max(fusion.depth, request.limit);
   // Changes a stopped process left queued are indexed first.
   catchUpDocsIndex(db);
+  // The documents a narrowing filter allows, looked up once for every leg.
+  const allow = allowed(db, request.filter);
   switch (request.mode) {
     case "keyword": {
-      let hits = keywordHits(db, request.query, depth, fusion.columns, request.filter);
+      let hits = keywordHits(db, request.query, depth, fusion.columns, allow);
       if (request.fuzzy && hits.length < request.limit) {
         hits = appendNew(
           hits,
-          fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, request.filter),
+          fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
         );
       }
       return cut(hits, request.limit);
     }
     case "fuzzy":
       return cut(
-        fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, request.filter),
+        fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
         request.limit,
       );
     case "semantic":
-      return cut(await semanticHits(db, request, depth), request.limit);
+      return cut(await semanticHits(db, request, depth, allow), request.limit);
     case "hybrid": {
       const warnings: string[] = [];
       let semantic: RankedDocument[] = [];
       try {
-        semantic = await semanticHits(db, request, depth);
+        semantic = await semanticHits(db, request, depth, allow);
       } catch (error) {
         // Keyword evidence still answers when an external embedding service is down.
         warnings.push(
@@ -158,7 +160,7 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
       }
       const lists: Array<{ hits: RankedDocument[]; weight: number }> = [
         {
-          hits: keywordHits(db, request.query, depth, fusion.columns, request.filter),
+          hits: keywordHits(db, request.query, depth, fusion.columns, allow),
           weight: fusion.keywordWeight,
         },
         { hits: semantic, weight: fusion.semanticWeight },
@@ -171,7 +173,7 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
             request.similarity,
             depth,
             fusion.columns,
-            request.filter,
+            allow,
           ),
           weight: fusion.fuzzyWeight,
         });
@@ -220,17 +222,17 @@ function appendNew(first: RankedDocument[], more: RankedDocument[]): RankedDocum
   return [...first, ...more.filter((hit) => !seen.has(hit.id))];
 }
 
-/** BM25 keyword hits for a query. */
+/** BM25 keyword hits for a query, only among `allow` when given. */
 export function keywordHits(
   db: DatabaseSync,
   query: string,
   limit: number,
   columns: ColumnWeights,
-  filter: DocumentFilter,
+  allow: ReadonlySet<number> | undefined,
 ): RankedDocument[] {
   const terms = queryKeywords(query);
   if (terms.length === 0) return [];
-  return matchFts(docsIndex(db), anyTermExpression(terms), columns, limit, allowed(db, filter));
+  return matchFts(docsIndex(db), anyTermExpression(terms), columns, limit, allow);
 }
 
 /**
@@ -252,14 +254,14 @@ export function similarWords(
   return scored.slice(0, limit);
 }
 
-/** Fuzzy hits: each query word widened to similar vocabulary words, then BM25. */
+/** Fuzzy hits: each query word widened to similar vocabulary words, then BM25 (only among `allow` when given). */
 export function fuzzyHits(
   db: DatabaseSync,
   query: string,
   similarity: number,
   limit: number,
   columns: ColumnWeights,
-  filter: DocumentFilter,
+  allow: ReadonlySet<number> | undefined,
 ): RankedDocument[] {
   const terms = queryKeywords(query);
   const widened = new Set<string>();
@@ -276,7 +278,7 @@ export function fuzzyHits(
     anyTermExpression([...widened]),
     columns,
     limit,
-    allowed(db, filter),
+    allow,
   );
 }
 
@@ -285,11 +287,12 @@ function allowed(db: DatabaseSync, filter: DocumentFilter): Set<number> | undefi
   return isNarrowFilter(filter) ? new Set(filteredIds(db, filter)) : undefined;
 }
 
-/** Semantic hits: cosine over the stored vectors of the configured embedder. */
+/** Semantic hits: cosine over the stored vectors of the configured embedder (only among `allow` when given). */
 export async function semanticHits(
   db: DatabaseSync,
-  request: Pick<SearchRequest, "query" | "embedder" | "filter">,
+  request: Pick<SearchRequest, "query" | "embedder">,
   limit: number,
+  allow: ReadonlySet<number> | undefined,
 ): Promise<RankedDocument[]> {
   if (request.query.trim() === "") return [];
   await ensureVectors(db, request.embedder);
@@ -298,8 +301,7 @@ export async function semanticHits(
     ? sync(request.query)
     : (await request.embedder.embed([request.query]))[0];
   const index = VectorIndex.for(db, request.embedder.id);
-  const ids = allowed(db, request.filter);
-  return index.search(vector, limit, ids === undefined ? undefined : (id) => ids.has(id));
+  return index.search(vector, limit, allow === undefined ? undefined : (id) => allow.has(id));
 }
 
 const BACKFILL_BUDGET_MS = 2000;
