@@ -42,7 +42,6 @@ export const MAX_INDEXED_BYTES = 1024 * 1024;
 export const MAX_EMBED_PIECES = 8;
 /** Target characters per embedded piece. */
 export const EMBED_PIECE_CHARS = 1200;
-export { MAX_VOCABULARY_CHARS } from "../store/docs_fts.ts";
 /** Largest text (characters) whose code graph is extracted. */
 export const MAX_GRAPH_CHARS = 1024 * 1024;
 

@@ -25,7 +25,7 @@ import { transaction } from "./database.ts";
 import { prepared } from "./docs_statements.ts";
 
 /** The index file of a store file (`:memory:` for an in-memory store). */
-export function docsIndexPath(storePath: string): string {
+function docsIndexPath(storePath: string): string {
   return storePath === "" || storePath === ":memory:"
     ? ":memory:"
     : join(dirname(storePath), "docs-index.db");
