@@ -17,7 +17,7 @@ import {
   type IndexChange,
   MAX_VOCABULARY_CHARS,
 } from "../store/docs_fts.ts";
-import { type HashedEmbedder, hashedEmbedderSource } from "./embedder.ts";
+import { type HashedEmbedder, hashedEmbedderSource, vectorToBytes } from "./embedder.ts";
 
 /** Pieces of text of one document to embed. */
 export interface EmbedJob {
@@ -73,12 +73,8 @@ function openIndex() {
   known = new Set(index.prepare("SELECT term FROM docs_terms").all().map((row) => row.term));
   return index;
 }
-function toBytes(vector) {
-  const bytes = new Uint8Array(vector.length * 4);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i], true);
-  return bytes;
-}
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+${vectorToBytes.toString()}
 self.onmessage = (event) => {
   const { seq, changes, jobs } = event.data;
   try {
@@ -101,7 +97,7 @@ self.onmessage = (event) => {
     const embedded = [];
     const buffers = [];
     for (const job of jobs) {
-      const vectors = job.pieces.map((piece) => toBytes(embedder.embedOne(piece)));
+      const vectors = job.pieces.map((piece) => vectorToBytes(embedder.embedOne(piece)));
       for (const vector of vectors) buffers.push(vector.buffer);
       embedded.push({ id: job.id, vectors });
     }
