@@ -21,6 +21,7 @@ import {
   docsIndex,
   type IndexChange,
   indexChangesQueued,
+  KnownWords,
   MAX_VOCABULARY_CHARS,
   queuedIndexChanges,
   queueIndexChange,
@@ -162,15 +163,15 @@ function breakPoint(text: string, limit: number): number {
 // Applying queued changes to the full-text index
 
 /** Words known to be in each index connection's vocabulary (saves a write per repeated word). */
-const KNOWN_TERMS = new WeakMap<DatabaseSync, Set<string>>();
+const KNOWN_TERMS = new WeakMap<DatabaseSync, KnownWords>();
 
 /** Changes this process has handed to an index worker and not yet seen applied. */
 const IN_FLIGHT = new WeakMap<DatabaseSync, Set<number>>();
 
-function knownTerms(index: DatabaseSync): Set<string> {
+function knownTerms(index: DatabaseSync): KnownWords {
   let known = KNOWN_TERMS.get(index);
   if (known === undefined) {
-    known = new Set(allTerms(index));
+    known = new KnownWords(allTerms(index));
     KNOWN_TERMS.set(index, known);
   }
   return known;

@@ -60,7 +60,7 @@ import { isLatestDocument, setVectorModel } from "../store/docs_documents.ts";
 import { syncEmbedding } from "./embedding_config.ts";
 import { gitInfo } from "./git_info.ts";
 import { createGlobMatcher } from "./glob.ts";
-import { extractText } from "./text_extract.ts";
+import { extractText, namedAsBinary } from "./text_extract.ts";
 
 /** How documents are added. */
 export interface IngestOptions {
@@ -202,7 +202,7 @@ export async function ingestPath(
   const isDirectory = info.isDirectory;
   const git = isDirectory ? await gitInfo(absolute) : { commit: null, branch: null, remote: null };
   const files = isDirectory
-    ? listFiles(absolute, options, report)
+    ? textFirst(listFiles(absolute, options, report))
     : [{ path: absolute, relativePath: basename(absolute) }];
   await ingestList(
     db,
@@ -779,6 +779,18 @@ function listFiles(
   };
   walk(root);
   return files;
+}
+
+/**
+ * The files in listing order, those named as binary moved to the end. Text
+ * gives the index worker its work (full-text indexing, embedding) while
+ * binaries are main-thread work only: taken last, they are stored while the
+ * worker finishes the last texts instead of leaving it idle at the start.
+ */
+function textFirst(files: FileEntry[]): FileEntry[] {
+  const binaries = files.filter((file) => namedAsBinary(file.path));
+  if (binaries.length === 0) return files;
+  return files.filter((file) => !namedAsBinary(file.path)).concat(binaries);
 }
 
 function fileSize(path: string): number {

@@ -70,7 +70,7 @@ function openIndex() {
   index.exec("PRAGMA synchronous = NORMAL");
   index.exec("PRAGMA cache_size = -65536");
   index.exec(${JSON.stringify(DOCS_INDEX_SCHEMA)});
-  known = new Set(index.prepare("SELECT term FROM docs_terms").all().map((row) => row.term));
+  known = new KnownWords(index.prepare("SELECT term FROM docs_terms").all().map((row) => row.term));
   return index;
 }
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

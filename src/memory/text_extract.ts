@@ -112,6 +112,43 @@ const MIME_BY_EXTENSION: Record<string, string> = {
   mp4: "video/mp4",
   sqlite: "application/vnd.sqlite3",
   db: "application/vnd.sqlite3",
+  bin: "application/octet-stream",
+  exe: "application/vnd.microsoft.portable-executable",
+  dll: "application/vnd.microsoft.portable-executable",
+  so: "application/x-sharedlib",
+  dylib: "application/x-mach-binary",
+  o: "application/x-object",
+  a: "application/x-archive",
+  class: "application/java-vm",
+  jar: "application/java-archive",
+  pyc: "application/x-python-code",
+  bz2: "application/x-bzip2",
+  xz: "application/x-xz",
+  "7z": "application/x-7z-compressed",
+  rar: "application/vnd.rar",
+  iso: "application/x-iso9660-image",
+  dmg: "application/x-apple-diskimage",
+  bmp: "image/bmp",
+  tif: "image/tiff",
+  tiff: "image/tiff",
+  avif: "image/avif",
+  heic: "image/heic",
+  psd: "image/vnd.adobe.photoshop",
+  ttf: "font/ttf",
+  otf: "font/otf",
+  eot: "application/vnd.ms-fontobject",
+  wav: "audio/wav",
+  flac: "audio/flac",
+  ogg: "audio/ogg",
+  m4a: "audio/mp4",
+  mov: "video/quicktime",
+  avi: "video/x-msvideo",
+  mkv: "video/x-matroska",
+  webm: "video/webm",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  parquet: "application/vnd.apache.parquet",
 };
 
 // Files conventionally named without an extension that are nevertheless text.
@@ -373,6 +410,24 @@ export function markdownTitle(markdown: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Whether a path's file name says the file is binary (an image, archive,
+ * font, …); unknown names say nothing and give false.
+ *
+ * @example
+ * ```ts
+ * import { namedAsBinary } from "./text_extract.ts";
+ *
+ * namedAsBinary("logo.png"); // true
+ * namedAsBinary("app.ts"); // false
+ * namedAsBinary("data.bin"); // false: the name does not say
+ * ```
+ */
+export function namedAsBinary(path: string): boolean {
+  const mime = mimeFromPath(path);
+  return mime !== undefined && !isTextMime(mime);
 }
 
 function isTextMime(mime: string): boolean {

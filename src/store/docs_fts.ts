@@ -233,29 +233,32 @@ export function clearIndexChanges(db: DatabaseSync, seqs: Iterable<number>): voi
 /**
  * Applies changes in order to an index connection (inside the caller's
  * index transaction): a document's row is replaced or removed, new words go
- * to the vocabulary (`known` caches the words already there), and the
+ * to the vocabulary (`known` holds the words already there), and the
  * trigram index is brought up to date in one bulk statement.
  */
 export function applyIndexChanges(
   index: DatabaseSync,
   changes: readonly IndexChange[],
-  known: Set<string>,
+  known: KnownWords,
   vocabularyChars: number,
 ): void {
   const remove = index.prepare("DELETE FROM docs_fts WHERE rowid = ?");
   const insert = index.prepare(
     "INSERT INTO docs_fts (rowid, title, path, body) VALUES (?, ?, ?, ?)",
   );
+  // The vocabulary is scanned for the whole batch before any row is inserted: FTS5's large
+  // term buffer would otherwise push the vocabulary out of the CPU caches between documents.
   const fresh: string[] = [];
+  for (const change of changes) {
+    if (change.op !== "add") continue;
+    const text = (change.text ?? "").slice(0, vocabularyChars);
+    known.collect(`${change.title ?? ""} ${change.path ?? ""} ${text}`, fresh);
+  }
   for (const change of changes) {
     // A contentless table accepts a second row under the same rowid, so every add replaces.
     remove.run(change.id);
     if (change.op !== "add") continue;
-    const title = change.title ?? "";
-    const path = change.path ?? "";
-    const text = change.text ?? "";
-    insert.run(change.id, title, path, text);
-    collectNewWords(`${title} ${path} ${text.slice(0, vocabularyChars)}`, known, fresh);
+    insert.run(change.id, change.title ?? "", change.path ?? "", change.text ?? "");
   }
   if (fresh.length > 0) {
     // One statement for the batch's new words, in the order they were met.
@@ -282,69 +285,182 @@ export function applyIndexChanges(
 }
 
 /**
- * Finds the words of a text that belong in the fuzzy vocabulary and are not
- * in `known` yet: each is added to `known` and appended to `fresh`.
- * Vocabulary words are lowercase, 3–32 characters, without digits (numbers,
- * hashes and numbered identifiers are not what people misspell, and they
- * would swamp the vocabulary). Letters, digits and `_` make words; any
+ * The words of an index's fuzzy vocabulary, and the scan that finds a text's
+ * new ones. Vocabulary words are lowercase, 3–32 characters, without digits
+ * (numbers, hashes and numbered identifiers are not what people misspell, and
+ * they would swamp the vocabulary). Letters, digits and `_` make words; any
  * non-ASCII character counts as a letter.
+ *
+ * This scan runs over every stored text, so ASCII words (nearly all) are
+ * hashed as they are read and looked up without being cut out of the text:
+ * only a word not seen before becomes a string. A `Set<string>` would make a
+ * string of every word and hash it again; measured in a bulk add, that was
+ * several times slower.
  *
  * @example
  * ```ts
- * import { collectNewWords } from "./docs_fts.ts";
+ * import { KnownWords } from "./docs_fts.ts";
+ * const known = new KnownWords(["the"]);
  * const fresh: string[] = [];
- * collectNewWords("Parse the HTTP2 request, parse it", new Set(["the"]), fresh);
+ * known.collect("Parse the HTTP2 request, parse it", fresh);
  * fresh; // ["parse", "request"]
  * ```
  */
-export function collectNewWords(text: string, known: Set<string>, fresh: string[]): void {
-  // A hand-written scan: this runs over every stored text, and a Unicode-class regex was
-  // several times slower.
-  let start = -1;
-  let digit = false;
-  let upper = false;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
-    if (c >= 97 && c <= 122) {
-      if (start < 0) {
-        start = i;
-        digit = false;
-        upper = false;
+export class KnownWords {
+  /** Per slot: the word's index in `#words` plus one; 0 marks an empty slot. */
+  #slots = new Int32Array(1 << 12);
+  /** Per slot: the word's hash, compared before any characters are. */
+  #hashes = new Int32Array(1 << 12);
+  #words: string[] = [];
+
+  /** A vocabulary holding `words` (lowercase, as stored). */
+  constructor(words: Iterable<string> = []) {
+    for (const word of words) this.add(word);
+  }
+
+  /** Words held. */
+  get size(): number {
+    return this.#words.length;
+  }
+
+  /** Whether `word` (lowercase) is held. */
+  has(word: string): boolean {
+    return this.#find(KnownWords.hash(word), word) >= 0;
+  }
+
+  /** Adds a lowercase word; false when it was already held. */
+  add(word: string): boolean {
+    const hash = KnownWords.hash(word);
+    if (this.#find(hash, word) >= 0) return false;
+    this.#insert(hash, word);
+    return true;
+  }
+
+  /** FNV-1a over the word's UTF-16 code units. */
+  static hash(word: string): number {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
+    return hash;
+  }
+
+  /**
+   * Finds the vocabulary words of `text` not held yet: each is added and
+   * appended to `fresh`, in the order met.
+   */
+  collect(text: string, fresh: string[]): void {
+    let start = -1;
+    let digit = false;
+    let other = false;
+    let hash = 0x811c9dc5;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 32;
+      if (c >= 97 && c <= 122) {
+        if (start < 0) {
+          start = i;
+          digit = false;
+          other = false;
+          hash = 0x811c9dc5;
+        }
+        hash = Math.imul(hash ^ c, 0x01000193);
+        continue;
       }
-      continue;
+      const isDigit = c >= 48 && c <= 57;
+      const isUpper = c >= 65 && c <= 90;
+      const isOther = c > 127 && c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && c !== 0x3000;
+      if (isDigit || isUpper || isOther || c === 95) {
+        if (start < 0) {
+          start = i;
+          digit = false;
+          other = false;
+          hash = 0x811c9dc5;
+        }
+        if (isDigit) digit = true;
+        else if (isOther) other = true;
+        // ASCII capitals are hashed as the lowercase letter the stored word has.
+        hash = Math.imul(hash ^ (isUpper ? c + 32 : c), 0x01000193);
+      } else if (start >= 0) {
+        const length = i - start;
+        if (length >= 3 && length <= 32 && !digit) {
+          if (other) {
+            // Non-ASCII may have a lowercase form of another length: the string decides.
+            const word = text.slice(start, i).toLowerCase();
+            if (this.add(word)) fresh.push(word);
+          } else if (this.#findIn(hash, text, start, i) < 0) {
+            const word = text.slice(start, i).toLowerCase();
+            this.#insert(hash, word);
+            fresh.push(word);
+          }
+        }
+        start = -1;
+      }
     }
-    const isDigit = c >= 48 && c <= 57;
-    const isOther = c > 127 && c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && c !== 0x3000;
-    const isUpper = (c >= 65 && c <= 90) || isOther;
-    const isWord = isDigit || isUpper || c === 95;
-    if (isWord) {
-      if (start < 0) {
-        start = i;
-        digit = false;
-        upper = false;
-      }
-      if (isDigit) digit = true;
-      // Non-ASCII may have a lowercase form too.
-      if (isUpper) upper = true;
-    } else if (start >= 0) {
-      const length = i - start;
-      if (length >= 3 && length <= 32 && !digit) {
-        // Most words are lowercase already: only the others pay for lowercasing.
-        const raw = text.slice(start, i);
-        const word = upper ? raw.toLowerCase() : raw;
-        if (!known.has(word)) {
-          known.add(word);
-          fresh.push(word);
+  }
+
+  #find(hash: number, word: string): number {
+    const mask = this.#slots.length - 1;
+    for (let slot = KnownWords.#mix(hash) & mask;; slot = (slot + 1) & mask) {
+      const entry = this.#slots[slot];
+      if (entry === 0) return -1;
+      if (this.#hashes[slot] === hash && this.#words[entry - 1] === word) return slot;
+    }
+  }
+
+  /** Like `#find`, for the ASCII word `text[start, end)` compared as lowercase. */
+  #findIn(hash: number, text: string, start: number, end: number): number {
+    const mask = this.#slots.length - 1;
+    for (let slot = KnownWords.#mix(hash) & mask;; slot = (slot + 1) & mask) {
+      const entry = this.#slots[slot];
+      if (entry === 0) return -1;
+      if (this.#hashes[slot] !== hash) continue;
+      const word = this.#words[entry - 1];
+      if (word.length !== end - start) continue;
+      let same = true;
+      for (let k = 0; k < word.length; k++) {
+        const c = text.charCodeAt(start + k);
+        if ((c >= 65 && c <= 90 ? c + 32 : c) !== word.charCodeAt(k)) {
+          same = false;
+          break;
         }
       }
-      start = -1;
+      if (same) return slot;
     }
+  }
+
+  #insert(hash: number, word: string): void {
+    this.#words.push(word);
+    if (this.#words.length * 2 > this.#slots.length) {
+      this.#rehash(this.#slots.length * 2);
+      return;
+    }
+    this.#place(hash, this.#words.length);
+  }
+
+  #place(hash: number, entry: number): void {
+    const mask = this.#slots.length - 1;
+    let slot = KnownWords.#mix(hash) & mask;
+    while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.#slots[slot] = entry;
+    this.#hashes[slot] = hash;
+  }
+
+  #rehash(capacity: number): void {
+    this.#slots = new Int32Array(capacity);
+    this.#hashes = new Int32Array(capacity);
+    for (let i = 0; i < this.#words.length; i++) {
+      this.#place(KnownWords.hash(this.#words[i]), i + 1);
+    }
+  }
+
+  /** FNV leaves low bits poorly mixed; slots come from the low bits. */
+  static #mix(hash: number): number {
+    const h = Math.imul(hash ^ (hash >>> 16), 0x7feb352d);
+    return Math.imul(h ^ (h >>> 15), 0x846ca68b) ^ (h >>> 16);
   }
 }
 
 /** The JavaScript source of the functions a worker needs to apply changes itself. */
 export function applyIndexChangesSource(): string {
-  return [collectNewWords.toString(), applyIndexChanges.toString()].join("\n");
+  return [KnownWords.toString(), applyIndexChanges.toString()].join("\n");
 }
 
 /** Every word in the fuzzy vocabulary of an index. */

@@ -7,6 +7,7 @@ import {
   isProbablyText,
   markdownTitle,
   mimeFromPath,
+  namedAsBinary,
 } from "../../src/memory/text_extract.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -131,4 +132,14 @@ Deno.test("extractText: binary content has no text", () => {
   const unknown = extractText("LICENSE.unknownext", encode("MIT License"));
   assert.equal(unknown.mime, "text/plain");
   assert.equal(unknown.text, "MIT License");
+});
+
+Deno.test("namedAsBinary: only names that say binary", () => {
+  assert.equal(namedAsBinary("img/logo.PNG"), true);
+  assert.equal(namedAsBinary("dist/app.wasm"), true);
+  assert.equal(namedAsBinary("blob.bin"), true);
+  assert.equal(namedAsBinary("src/app.ts"), false);
+  assert.equal(namedAsBinary("icon.svg"), false, "SVG is XML text");
+  assert.equal(namedAsBinary("Makefile"), false);
+  assert.equal(namedAsBinary("data.unknownext"), false, "an unknown name says nothing");
 });
