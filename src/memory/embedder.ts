@@ -252,6 +252,7 @@ export class HashedEmbedder implements Embedder {
   #words = new FeatureCounts();
   #bigrams = new FeatureCounts();
   #grams = new FeatureCounts();
+  #counter = new WordCounter();
 
   /** Creates an embedder; `dimensions` must be an integer from 8 to 65536. */
   constructor(options: HashedEmbedderOptions = {}) {
@@ -280,31 +281,14 @@ export class HashedEmbedder implements Embedder {
     // character n-grams are hashed once and added with the word's count. The words table
     // counts them: its slot remembers the word, and a different word with the same hash (all
     // but never) is counted aside.
-    let collided: Map<string, number> | undefined;
-
-    let previous: number | undefined;
-    for (const word of tokenizeWords(text)) {
-      if (STOPWORDS.has(word)) continue;
-      const wordHash = fnvString(SEED_WORD, word);
-      const slot = words.add(wordHash, 1);
-      if (words.created) {
-        words.labels[slot] = word;
-        words.tally[slot] = 1;
-      } else if (words.labels[slot] === word) {
-        words.tally[slot]++;
-      } else {
-        collided ??= new Map();
-        collided.set(word, (collided.get(word) ?? 0) + 1);
-      }
-      if (previous !== undefined) {
-        // Order matters ("index build" is not "build index"), so the pair hash is asymmetric.
-        bigrams.add(
-          Math.imul(Math.imul(previous ^ SEED_BIGRAM, FNV_PRIME) ^ wordHash, FNV_PRIME),
-          1,
-        );
-      }
-      previous = wordHash;
+    const counter = this.#counter;
+    counter.reset(words, bigrams);
+    if (/[\x80-\uffff]/.test(text)) {
+      for (const word of tokenizeWords(text)) counter.word(word);
+    } else {
+      counter.asciiText(text);
     }
+    const collided = counter.collided;
     for (let i = 0; i < words.size; i++) {
       const slot = words.live[i];
       addCharGrams(grams, words.labels[slot]!, words.tally[slot]);
@@ -316,6 +300,153 @@ export class HashedEmbedder implements Embedder {
     bigrams.addTo(vector, WEIGHT_BIGRAM);
     grams.addTo(vector, WEIGHT_CHARGRAM);
     return normalizeL2(vector);
+  }
+}
+
+// Stopwords by their word hash, for recognizing one in a text without cutting it out.
+const STOPWORD_BY_HASH: Map<number, string[]> = new Map();
+for (const word of STOPWORDS) {
+  const hash = fnvString(SEED_WORD, word);
+  STOPWORD_BY_HASH.set(hash, [...(STOPWORD_BY_HASH.get(hash) ?? []), word]);
+}
+
+// Identifier parts by identifier: the same names recur through a codebase.
+const IDENTIFIER_PARTS: Map<string, string[]> = new Map();
+const MAX_IDENTIFIER_PARTS = 50_000;
+
+/** Whether `text[start, end)`, ASCII capitals lowered, spells `word`. */
+function spellsLower(text: string, start: number, end: number, word: string): boolean {
+  if (word.length !== end - start) return false;
+  for (let k = 0; k < word.length; k++) {
+    const c = text.charCodeAt(start + k);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/**
+ * Counts a text's words and word pairs into the embedder's tables, in the
+ * order {@linkcode tokenizeWords} gives them, stopwords left out. ASCII text
+ * is read in one pass that hashes each word as it goes and compares it with
+ * the word already counted under that hash, so a repeated word (most of
+ * them) is never cut out of the text as a string of its own.
+ */
+class WordCounter {
+  words: FeatureCounts = new FeatureCounts();
+  bigrams: FeatureCounts = new FeatureCounts();
+  /** Words whose hash another word already had (all but never), with their counts. */
+  collided: Map<string, number> | undefined;
+  #previous: number | undefined;
+
+  reset(words: FeatureCounts, bigrams: FeatureCounts): void {
+    this.words = words;
+    this.bigrams = bigrams;
+    this.collided = undefined;
+    this.#previous = undefined;
+  }
+
+  /** Counts one lowercase word. */
+  word(word: string): void {
+    if (STOPWORDS.has(word)) return;
+    const hash = fnvString(SEED_WORD, word);
+    const words = this.words;
+    const slot = words.add(hash, 1);
+    if (words.created) {
+      words.labels[slot] = word;
+      words.tally[slot] = 1;
+    } else if (words.labels[slot] === word) {
+      words.tally[slot]++;
+    } else {
+      this.#collide(word);
+    }
+    this.#pair(hash);
+  }
+
+  /** Counts the words of an ASCII text (see {@linkcode tokenizeWords}). */
+  asciiText(text: string): void {
+    let start = -1;
+    let capitals = false;
+    let underscore = false;
+    let hash = SEED_WORD;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 32;
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95) {
+        if (start < 0) {
+          start = i;
+          capitals = false;
+          underscore = false;
+          hash = SEED_WORD;
+        }
+        if (c === 95) underscore = true;
+        hash = Math.imul(hash ^ c, FNV_PRIME);
+      } else if (c >= 65 && c <= 90) {
+        if (start < 0) {
+          start = i;
+          capitals = false;
+          underscore = false;
+          hash = SEED_WORD;
+        }
+        capitals = true;
+        hash = Math.imul(hash ^ (c + 32), FNV_PRIME);
+      } else if (start >= 0) {
+        this.#token(text, start, i, hash, capitals);
+        if (capitals || underscore) this.#parts(text.slice(start, i));
+        start = -1;
+      }
+    }
+  }
+
+  /** Counts the token `text[start, end)`, whose lowercase form hashes to `hash`. */
+  #token(text: string, start: number, end: number, hash: number, capitals: boolean): void {
+    const stopwords = STOPWORD_BY_HASH.get(hash);
+    if (stopwords !== undefined) {
+      for (const stopword of stopwords) if (spellsLower(text, start, end, stopword)) return;
+    }
+    const words = this.words;
+    const slot = words.add(hash, 1);
+    if (words.created) {
+      const raw = text.slice(start, end);
+      words.labels[slot] = capitals ? raw.toLowerCase() : raw;
+      words.tally[slot] = 1;
+    } else if (spellsLower(text, start, end, words.labels[slot]!)) {
+      words.tally[slot]++;
+    } else {
+      const raw = text.slice(start, end);
+      this.#collide(capitals ? raw.toLowerCase() : raw);
+    }
+    this.#pair(hash);
+  }
+
+  /** Counts an identifier's parts (`getUserName`: get, user, name) when it has several. */
+  #parts(raw: string): void {
+    let parts = IDENTIFIER_PARTS.get(raw);
+    if (parts === undefined) {
+      parts = raw
+        .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+        .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+        .split(/[\s_]+/)
+        .filter((part) => part.length > 0)
+        .map((part) => part.toLowerCase());
+      if (IDENTIFIER_PARTS.size >= MAX_IDENTIFIER_PARTS) IDENTIFIER_PARTS.clear();
+      IDENTIFIER_PARTS.set(raw, parts);
+    }
+    if (parts.length > 1) { for (const part of parts) this.word(part); }
+  }
+
+  #collide(word: string): void {
+    this.collided ??= new Map();
+    this.collided.set(word, (this.collided.get(word) ?? 0) + 1);
+  }
+
+  #pair(hash: number): void {
+    if (this.#previous !== undefined) {
+      // Order matters ("index build" is not "build index"), so the pair hash is asymmetric.
+      this.bigrams.add(
+        Math.imul(Math.imul(this.#previous ^ SEED_BIGRAM, FNV_PRIME) ^ hash, FNV_PRIME),
+        1,
+      );
+    }
+    this.#previous = hash;
   }
 }
 
@@ -642,6 +773,12 @@ export function hashedEmbedderSource(): string {
     `const STOPWORDS = new Set(${JSON.stringify([...STOPWORDS])});`,
     tokenizeWords.toString(),
     normalizeL2.toString(),
+    "const STOPWORD_BY_HASH = new Map();",
+    "for (const word of STOPWORDS) { const hash = fnvString(SEED_WORD, word); STOPWORD_BY_HASH.set(hash, [...(STOPWORD_BY_HASH.get(hash) ?? []), word]); }",
+    "const IDENTIFIER_PARTS = new Map();",
+    `const MAX_IDENTIFIER_PARTS = ${MAX_IDENTIFIER_PARTS};`,
+    spellsLower.toString(),
+    WordCounter.toString(),
     "let CHAR_SCRATCH = new Uint16Array(256);",
     "const LOG_SMALL = Float64Array.from({ length: 64 }, (_, n) => Math.log(n));",
     addCharGrams.toString(),

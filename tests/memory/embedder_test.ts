@@ -190,3 +190,54 @@ Deno.test("HttpEmbedder reports HTTP errors, bad shapes and dimension mismatches
   );
   assert.throws(() => new HttpEmbedder({ url: "http://x", model: "" }), /model/);
 });
+
+Deno.test("the one-pass ASCII word count embeds exactly as the general tokenizer does", () => {
+  const embedder = new HashedEmbedder();
+  let state = 11;
+  const random = () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 0x100000000;
+  };
+  const vocabulary = [
+    "The",
+    "the",
+    "parseHTTPRequest",
+    "get_user_name",
+    "getUserName",
+    "IO",
+    "x",
+    "A",
+    "an",
+    "index",
+    "Index",
+    "INDEX",
+    "build",
+    "v2",
+    "utf8Decoder",
+    "__init__",
+    "snake_Case",
+    "and",
+    "XMLHttpRequest",
+    "db",
+    "SQLite",
+    "sqlite",
+    "42",
+    "_",
+    "ok",
+  ];
+  for (let round = 0; round < 100; round++) {
+    const words: string[] = [];
+    const length = Math.floor(random() * 300);
+    for (let i = 0; i < length; i++) {
+      const word = vocabulary[Math.floor(random() * vocabulary.length)];
+      words.push(word + [" ", " ", ", ", ".\n", "(", ")"][Math.floor(random() * 6)]);
+    }
+    const text = words.join("");
+    // An em dash is not a word character, but it sends the text down the general path.
+    assert.deepEqual(
+      embedder.embedOne(text),
+      embedder.embedOne(`${text} \u2014`),
+      `round ${round}: ${text.slice(0, 80)}`,
+    );
+  }
+});
