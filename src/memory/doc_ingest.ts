@@ -44,16 +44,18 @@ import {
 } from "./content_store.ts";
 import {
   applyOwnChanges,
+  EMBED_PIECE_CHARS,
   embeddingPieces,
   embedPending,
   indexDocument,
   markInFlight,
   markVectorsIncomplete,
+  MAX_EMBED_PIECES,
   MAX_INDEXED_BYTES,
   type PendingVectors,
   unindexDocument,
 } from "./doc_index.ts";
-import { type Embedder, HashedEmbedder } from "./embedder.ts";
+import { type Embedder, HashedEmbedder, vectorToBytes } from "./embedder.ts";
 import { type EmbeddedDocument, type EmbedJob, IndexWorker } from "./index_worker.ts";
 import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
 import { isLatestDocument, setVectorModel } from "../store/docs_documents.ts";
@@ -61,6 +63,7 @@ import { syncEmbedding } from "./embedding_config.ts";
 import { gitInfo } from "./git_info.ts";
 import { createGlobMatcher } from "./glob.ts";
 import { extractText, namedAsBinary } from "./text_extract.ts";
+import { type FileKind, WorkBalance } from "./ingest_balance.ts";
 
 /** How documents are added. */
 export interface IngestOptions {
@@ -170,8 +173,11 @@ const BATCH_FILES = 256;
 const BATCH_BYTES = 64 * 1024 * 1024;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
-/** Batches the worker may have in hand before the main thread embeds the next one itself. */
-const WORKER_BACKLOG = 2;
+/**
+ * Batches the worker may have in hand before the main thread embeds the next
+ * one itself whatever the estimates say: each holds up to 64 MiB of text.
+ */
+const MAX_IN_FLIGHT = 3;
 
 /**
  * Adds a file or a folder, which must already be checked for read access.
@@ -267,11 +273,10 @@ async function addInBatches(
     const work = batch;
     batch = [];
     batchBytes = 0;
-    ingest.write(() => {
-      for (const file of work) ingest.addFile(file);
-    });
+    ingest.storeBatch(work);
     ingest.dispatch();
   };
+  ingest.plan(files);
   for (const file of files) {
     batch.push(file);
     batchBytes += file.info?.size ?? fileSize(file.path);
@@ -295,6 +300,7 @@ export async function ingestInline(
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(null, { commit: null, branch: null, remote: null });
   if (documents.length >= WORKER_MIN_FILES) ingest.useWorker();
+  ingest.planInline(documents);
   const restoreCache = useLargePageCache(db);
   try {
     ingest.write(() => {
@@ -353,10 +359,10 @@ class Ingest {
   #applied: number[] = [];
   /** Changes the worker failed to apply. */
   #failed: IndexChange[] = [];
-  /** Share of the current write's documents the main thread embeds itself (0–1). */
-  #mainShare = 1;
-  /** Accumulated share: a document is embedded here each time it reaches 1. */
-  #mainCredit = 0;
+  /** Estimates deciding which thread embeds each text (with a worker). */
+  #balance = new WorkBalance();
+  /** Milliseconds this thread spent embedding during the current batch. */
+  #embeddingMs = 0;
   #workerFailure: Error | undefined;
   #markedIncomplete = false;
   #snapshotId = "";
@@ -426,12 +432,15 @@ class Ingest {
     if (changes.length === 0 && jobs.length === 0) return;
     const seqs = changes.map((change) => change.seq);
     markInFlight(this.db, seqs, true);
+    const handed = this.#balance.handOver();
     const done = this.#worker.run(changes, jobs);
     this.#inFlight.push(done);
     done.then((out) => {
+      this.#balance.workerDone(handed, out.ms.index, out.ms.embed);
       for (const doc of out.embedded) this.#embedded.push(doc);
       for (const seq of out.applied) this.#applied.push(seq);
     }, (error) => {
+      this.#balance.workerFailed(handed);
       this.#workerFailure ??= error instanceof Error ? error : new Error(String(error));
       // Not applied: the main thread applies them when the add finishes.
       for (const change of changes) this.#failed.push(change);
@@ -472,11 +481,6 @@ class Ingest {
     const opensSnapshot = !this.#snapshotOpened;
     const embedded = this.#embedded;
     const applied = this.#applied;
-    // Embedding is the work either thread can do. The further the worker is behind (small
-    // documents, where its full-text indexing dominates), the larger the share embedded here.
-    this.#mainShare = this.#worker?.embeds === true
-      ? Math.min(1, Math.max(0, (this.#inFlight.length - 1) / (WORKER_BACKLOG - 1)))
-      : 1;
     try {
       transaction(this.db, () => {
         if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
@@ -501,6 +505,32 @@ class Ingest {
       this.#changes = [];
       applyOwnChanges(this.db, changes);
     }
+  }
+
+  /** Counts the bytes this add will store, for the estimates. */
+  plan(files: readonly FileEntry[]): void {
+    for (const file of files) {
+      this.#balance.plan(kindOf(file.path), file.info?.size ?? 0);
+    }
+  }
+
+  /** Counts the bytes of inline documents this add will store, for the estimates. */
+  planInline(documents: readonly InlineDocument[]): void {
+    for (const doc of documents) this.#balance.plan(kindOf(doc.name), doc.bytes.length);
+  }
+
+  /** Stores a batch of files in one write, timing it for the estimates. */
+  storeBatch(files: readonly FileEntry[]): void {
+    const started = performance.now();
+    this.#embeddingMs = 0;
+    const bytes = { text: 0, binary: 0 };
+    this.write(() => {
+      for (const file of files) {
+        this.addFile(file);
+        bytes[kindOf(file.path)] += file.info?.size ?? 0;
+      }
+    });
+    this.#balance.mainDone(bytes, performance.now() - started - this.#embeddingMs);
   }
 
   addFile(file: FileEntry): void {
@@ -593,7 +623,7 @@ class Ingest {
       session_id: options.session,
       source_url: options.sourceUrl ?? null,
     };
-    const here = extracted.text !== undefined && this.#embedsHere();
+    const here = extracted.text !== undefined && this.#embedsHere(extracted.text.length);
     const embedsNow = this.#embed !== undefined && here;
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
     // A path is only ever latest once, so with no latest version there is nothing to supersede.
@@ -612,22 +642,21 @@ class Ingest {
     this.#changes.push(unindexDocument(this.db, id));
   }
 
-  /** Whether the next document is embedded on this thread (else on the worker). */
-  #embedsHere(): boolean {
+  /** Whether a text of `length` characters is embedded on this thread (else on the worker). */
+  #embedsHere(length: number): boolean {
     if (this.#worker?.embeds !== true) return true;
-    this.#mainCredit += this.#mainShare;
-    if (this.#mainCredit < 1) return false;
-    this.#mainCredit -= 1;
-    return true;
+    if (this.#inFlight.length >= MAX_IN_FLIGHT) return true;
+    return this.#balance.embedHere(Math.min(length, EMBED_PIECE_CHARS * MAX_EMBED_PIECES));
   }
 
   #index(id: number, path: string, title: string, bytes: Uint8Array): void {
-    const here = this.#embedsHere();
+    const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
+    const text = extractText(path, prefix).text;
+    const here = this.#embedsHere(text?.length ?? 0);
     // Its old vectors are gone until the worker's land: a crash before then must leave it findable
     // by the backfill, which looks for documents without a vector model.
     if (!here) setVectorModel(this.db, id, null);
-    const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
-    this.#indexText(id, path, title, extractText(path, prefix).text, here);
+    this.#indexText(id, path, title, text, here);
   }
 
   #indexText(
@@ -639,17 +668,32 @@ class Ingest {
     modelRecorded = false,
   ): void {
     const onWorker = !embedHere;
+    const started = performance.now();
     const change = indexDocument(
       this.db,
       { model: this.options.embedder.id, embed: onWorker ? undefined : this.#embed },
       { id, path, title, text, modelRecorded },
     );
-    if (change !== undefined) this.#changes.push(change);
+    // (Indexing here includes the code graph; only the embedding part could have gone elsewhere,
+    // and the estimates treat the whole as this thread's own work unless it embedded.)
+    if (!onWorker && this.#worker?.embeds === true && text !== undefined) {
+      this.#embeddingMs += performance.now() - started;
+    }
+    if (change !== undefined) {
+      this.#changes.push(change);
+      if (this.#worker?.indexes === true) {
+        this.#balance.toIndex(title.length + path.length + (change.text?.length ?? 0));
+      }
+    }
     if (onWorker && text !== undefined) {
       // Until the worker's vectors are stored, a search after a crash must know to fill the gap.
       if (!this.#markedIncomplete) markVectorsIncomplete(this.db);
       this.#markedIncomplete = true;
-      this.#jobs.push({ id, pieces: embeddingPieces(title, text) });
+      const pieces = embeddingPieces(title, text);
+      let chars = 0;
+      for (const piece of pieces) chars += piece.length;
+      this.#balance.toEmbed(chars);
+      this.#jobs.push({ id, pieces });
     } else if (this.#embed === undefined && text !== undefined) {
       // Until the embedding service has answered, a later search must know to fill the gap.
       if (this.#pending.length === 0) markVectorsIncomplete(this.db);
@@ -687,7 +731,23 @@ class Ingest {
 
   async finish(): Promise<void> {
     this.dispatch();
-    while (this.#inFlight.length > 0) await this.#inFlight[0].catch(() => {});
+    // Nothing left to store: this thread helps the worker by embedding the jobs it has not
+    // reached, newest first, instead of waiting.
+    let helped = 0;
+    while (this.#inFlight.length > 0) {
+      const job = this.#embed === undefined ? undefined : this.#worker?.steal();
+      if (job === undefined) {
+        await this.#inFlight[0].catch(() => {});
+        continue;
+      }
+      const embed = this.#embed!;
+      this.#embedded.push({
+        id: job.id,
+        vectors: job.pieces.map((piece) => vectorToBytes(embed(piece))),
+      });
+      // Now and then the worker's answers are let in.
+      if (++helped % 32 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    }
     if (this.#workerFailure !== undefined) {
       this.report.warnings.push(
         `indexing on a worker failed (${this.#workerFailure.message}); the main thread indexed the documents and semantic search will embed them later`,
@@ -791,6 +851,11 @@ function textFirst(files: FileEntry[]): FileEntry[] {
   const binaries = files.filter((file) => namedAsBinary(file.path));
   if (binaries.length === 0) return files;
   return files.filter((file) => !namedAsBinary(file.path)).concat(binaries);
+}
+
+/** How a file's storing cost is estimated: by what its name says. */
+function kindOf(path: string): FileKind {
+  return namedAsBinary(path) ? "binary" : "text";
 }
 
 function fileSize(path: string): number {

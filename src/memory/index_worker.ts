@@ -41,6 +41,8 @@ export interface IndexedBatch {
   embedded: EmbeddedDocument[];
   /** Queue positions of the changes now committed to the index. */
   applied: number[];
+  /** Milliseconds the worker spent indexing and embedding. */
+  ms: { index: number; embed: number };
 }
 
 /** What the worker does. */
@@ -76,8 +78,9 @@ function openIndex() {
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 ${vectorToBytes.toString()}
 self.onmessage = (event) => {
-  const { seq, changes, jobs } = event.data;
+  const { seq, changes, jobs, claims } = event.data;
   try {
+    const started = performance.now();
     const applied = [];
     if (changes.length > 0) {
       const db = openIndex();
@@ -94,14 +97,19 @@ self.onmessage = (event) => {
       }
       for (const change of changes) applied.push(change.seq);
     }
+    const indexed = performance.now();
     const embedded = [];
     const buffers = [];
-    for (const job of jobs) {
+    for (let i = 0; i < jobs.length; i++) {
+      // A job the main thread has claimed is its to embed.
+      if (Atomics.compareExchange(claims, i, 0, 1) !== 0) continue;
+      const job = jobs[i];
       const vectors = job.pieces.map((piece) => vectorToBytes(embedder.embedOne(piece)));
       for (const vector of vectors) buffers.push(vector.buffer);
       embedded.push({ id: job.id, vectors });
     }
-    self.postMessage({ seq, embedded, applied }, buffers);
+    const ms = { index: indexed - started, embed: performance.now() - indexed };
+    self.postMessage({ seq, embedded, applied, ms }, buffers);
   } catch (error) {
     self.postMessage({ seq, error: error instanceof Error ? error.message : String(error) });
   }
@@ -109,10 +117,22 @@ self.onmessage = (event) => {
 `;
 }
 
+/** A batch sent to the worker, with the claim on each of its embed jobs. */
+interface SentBatch {
+  seq: number;
+  jobs: readonly EmbedJob[];
+  /** Per job: 0 unclaimed, 1 taken by the worker, 2 taken by the main thread. */
+  claims: Int32Array;
+  /** Jobs below this index are (or will be) the worker's: it takes them in order. */
+  stealable: number;
+}
+
 /** A worker that indexes and embeds batches of documents. */
 export class IndexWorker {
   #worker: Worker;
   #next = 0;
+  /** Batches sent and not answered yet, oldest first. */
+  #sent: SentBatch[] = [];
   #waiting = new Map<
     number,
     { resolve: (out: IndexedBatch) => void; reject: (error: Error) => void }
@@ -131,16 +151,27 @@ export class IndexWorker {
     this.#worker = new Worker(url, { type: "module" });
     this.#worker.onmessage = (
       event: MessageEvent<
-        { seq: number; embedded?: EmbeddedDocument[]; applied?: number[]; error?: string }
+        {
+          seq: number;
+          embedded?: EmbeddedDocument[];
+          applied?: number[];
+          ms?: { index: number; embed: number };
+          error?: string;
+        }
       >,
     ) => {
+      this.#sent = this.#sent.filter((batch) => batch.seq !== event.data.seq);
       const waiter = this.#waiting.get(event.data.seq);
       if (waiter === undefined) return;
       this.#waiting.delete(event.data.seq);
       if (event.data.error !== undefined) {
         waiter.reject(new VantageError("internal_error", `index worker: ${event.data.error}`));
       } else {
-        waiter.resolve({ embedded: event.data.embedded ?? [], applied: event.data.applied ?? [] });
+        waiter.resolve({
+          embedded: event.data.embedded ?? [],
+          applied: event.data.applied ?? [],
+          ms: event.data.ms ?? { index: 0, embed: 0 },
+        });
       }
     };
     this.#worker.onerror = (event: ErrorEvent) => {
@@ -151,7 +182,8 @@ export class IndexWorker {
 
   /**
    * Applies the changes (in one index transaction) and embeds the jobs'
-   * pieces; resolves with the vectors in job order and the applied seqs.
+   * pieces; resolves with the vectors of the jobs it embedded (in job order;
+   * not those {@linkcode steal} took) and the applied seqs.
    */
   run(changes: readonly IndexChange[], jobs: readonly EmbedJob[]): Promise<IndexedBatch> {
     if (changes.length > 0 && !this.indexes) {
@@ -166,13 +198,34 @@ export class IndexWorker {
     const done = new Promise<IndexedBatch>((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject });
     });
-    this.#worker.postMessage({ seq, changes, jobs });
+    const claims = new Int32Array(new SharedArrayBuffer(Math.max(1, jobs.length) * 4));
+    this.#sent.push({ seq, jobs, claims, stealable: jobs.length });
+    this.#worker.postMessage({ seq, changes, jobs, claims });
     return done;
+  }
+
+  /**
+   * Takes an embed job the worker has not started, for the caller to embed
+   * itself: the last one of the newest batch, as the worker works from the
+   * oldest forward. Undefined when every job is taken.
+   */
+  steal(): EmbedJob | undefined {
+    for (let b = this.#sent.length - 1; b >= 0; b--) {
+      const batch = this.#sent[b];
+      while (batch.stealable > 0) {
+        const index = --batch.stealable;
+        if (Atomics.compareExchange(batch.claims, index, 0, 2) === 0) return batch.jobs[index];
+        // The worker has reached this job, so it has every earlier one too.
+        batch.stealable = 0;
+      }
+    }
+    return undefined;
   }
 
   /** Stops the worker; work still waiting is rejected. */
   close(): void {
     this.#worker.terminate();
+    this.#sent = [];
     this.#failAll("the index worker was closed");
   }
 

@@ -60,3 +60,27 @@ Deno.test("an index worker that cannot open its index rejects the batch with the
     worker.close();
   }
 });
+
+Deno.test("jobs the main thread steals are left out by the worker, and every job is done once", async () => {
+  const embedder = new HashedEmbedder();
+  const worker = new IndexWorker({ embedder });
+  try {
+    const piece = "alpha beta gamma delta ".repeat(60);
+    const jobs = Array.from({ length: 400 }, (_, id) => ({ id, pieces: [piece, piece] }));
+    const done = worker.run([], jobs);
+    // Taken at once, before the worker can have reached the end of the batch.
+    const stolen = [worker.steal()!, worker.steal()!, worker.steal()!];
+    assert.deepEqual(stolen.map((job) => job.id), [399, 398, 397], "newest last job first");
+    const out = await done;
+    assert.ok(out.ms.embed >= 0 && out.ms.index >= 0);
+    const embedded = out.embedded.map((doc) => doc.id);
+    assert.equal(embedded.length + stolen.length, jobs.length);
+    assert.deepEqual(
+      [...embedded, ...stolen.map((job) => job.id)].sort((a, b) => a - b),
+      jobs.map((job) => job.id),
+    );
+    assert.equal(worker.steal(), undefined, "an answered batch has nothing left to take");
+  } finally {
+    worker.close();
+  }
+});
