@@ -171,6 +171,12 @@ export interface InlineDocument {
 
 const BATCH_FILES = 256;
 const BATCH_BYTES = 64 * 1024 * 1024;
+/**
+ * The first batches are smaller, growing fourfold to the full size: the
+ * worker has nothing to do until the first batch is stored, so a small one
+ * sets it to work sooner.
+ */
+const FIRST_BATCH_SHARE = 1 / 16;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
 /**
@@ -277,10 +283,12 @@ async function addInBatches(
     ingest.dispatch();
   };
   ingest.plan(files);
+  let share = FIRST_BATCH_SHARE;
   for (const file of files) {
     batch.push(file);
     batchBytes += file.info?.size ?? fileSize(file.path);
-    if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) {
+    if (batch.length >= BATCH_FILES * share || batchBytes >= BATCH_BYTES * share) {
+      share = Math.min(1, share * 4);
       flush();
       await pause(options.signal);
     }
