@@ -353,6 +353,7 @@ function newReport(options: IngestOptions): IngestReport {
 class Ingest {
   #pending: PendingVectors[] = [];
   #embed: ((text: string) => Float32Array) | undefined;
+  #timedEmbed: ((text: string) => Float32Array) | undefined;
   /** Indexes and embeds on the second core, when the add is large enough to be worth a worker. */
   #worker: IndexWorker | undefined;
   /** Documents of the current batch waiting to be sent to the worker. */
@@ -382,7 +383,16 @@ class Ingest {
     private readonly options: IngestOptions,
     private readonly report: IngestReport,
   ) {
-    this.#embed = syncEmbedding(options.embedder);
+    const embed = syncEmbedding(options.embedder);
+    this.#embed = embed;
+    // Embedding here is timed on its own: it is the one part of this thread's work the worker
+    // could have done, so the estimates leave it out of this thread's own costs.
+    this.#timedEmbed = embed === undefined ? undefined : (text: string) => {
+      const started = performance.now();
+      const vector = embed(text);
+      this.#embeddingMs += performance.now() - started;
+      return vector;
+    };
   }
 
   openSnapshot(
@@ -676,17 +686,11 @@ class Ingest {
     modelRecorded = false,
   ): void {
     const onWorker = !embedHere;
-    const started = performance.now();
     const change = indexDocument(
       this.db,
-      { model: this.options.embedder.id, embed: onWorker ? undefined : this.#embed },
+      { model: this.options.embedder.id, embed: onWorker ? undefined : this.#timedEmbed },
       { id, path, title, text, modelRecorded },
     );
-    // (Indexing here includes the code graph; only the embedding part could have gone elsewhere,
-    // and the estimates treat the whole as this thread's own work unless it embedded.)
-    if (!onWorker && this.#worker?.embeds === true && text !== undefined) {
-      this.#embeddingMs += performance.now() - started;
-    }
     if (change !== undefined) {
       this.#changes.push(change);
       if (this.#worker?.indexes === true) {
