@@ -283,7 +283,8 @@ async function addInBatches(
     ingest.dispatch();
   };
   ingest.plan(files);
-  let share = FIRST_BATCH_SHARE;
+  // Without a worker there is no one to set to work sooner.
+  let share = ingest.usesWorker ? FIRST_BATCH_SHARE : 1;
   for (const file of files) {
     batch.push(file);
     batchBytes += file.info?.size ?? fileSize(file.path);
@@ -523,6 +524,11 @@ class Ingest {
       this.#changes = [];
       applyOwnChanges(this.db, changes);
     }
+  }
+
+  /** Whether a worker indexes or embeds for this add. */
+  get usesWorker(): boolean {
+    return this.#worker !== undefined;
   }
 
   /** Counts the bytes this add will store, for the estimates. */

@@ -6,7 +6,9 @@
  * `applyIndexChanges` and of {@linkcode HashedEmbedder} is sent to it), so
  * its index rows and vectors are identical to those made without it. It is
  * started from a data URL, which needs no read permission on Vantage's own
- * files.
+ * files. Each embed job carries a claim in a shared array: the main thread,
+ * once it has nothing left to store, takes the jobs the worker has not
+ * reached instead of waiting for them.
  *
  * @module
  */
