@@ -150,6 +150,14 @@ const MASK_STARTS: Partial<Record<CodeLanguage, RegExp>> = {
 };
 const MASK_STARTS_DEFAULT = /["'/]/g;
 
+// Runs of spaces by length, made once: comments and strings are blanked by the thousand.
+const SPACES: string[] = [];
+
+function spaces(length: number): string {
+  if (length >= 256) return " ".repeat(length);
+  return SPACES[length] ??= " ".repeat(length);
+}
+
 function maskSource(text: string, language: CodeLanguage): string {
   // The masked text is the source with some ranges blanked, built from slices: far cheaper than
   // one string per character.
@@ -161,8 +169,13 @@ function maskSource(text: string, language: CodeLanguage): string {
   const blank = (from: number, to: number) => {
     if (to <= from) return;
     parts.push(text.slice(copied, from));
-    const run = text.slice(from, to);
-    parts.push(run.includes("\n") ? run.replace(/[^\n]/g, " ") : " ".repeat(run.length));
+    // Most blanked runs (line comments, strings) hold no newline: they become spaces alone.
+    const newline = text.indexOf("\n", from);
+    parts.push(
+      newline === -1 || newline >= to
+        ? spaces(to - from)
+        : text.slice(from, to).replace(/[^\n]/g, " "),
+    );
     copied = to;
   };
   const starts = MASK_STARTS[language] ?? MASK_STARTS_DEFAULT;
