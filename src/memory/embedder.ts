@@ -90,43 +90,29 @@ const WORD_RE = /[\p{L}\p{N}_]+/gu;
  * ```
  */
 export function tokenizeWords(text: string): string[] {
+  // (Embedding counts ASCII text with a one-pass scan that finds these same words; see
+  // WordCounter.)
   const out: string[] = [];
-  const emit = (raw: string, lower: string) => {
+  for (const match of text.matchAll(WORD_RE)) {
+    const raw = match[0];
+    const lower = raw.toLowerCase();
     out.push(lower);
     // Only mixed-case or underscored tokens can have parts; skip the regex work otherwise.
-    if (raw === lower && !raw.includes("_")) return;
-    const parts = raw
-      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-      .split(/[\s_]+/)
-      .filter((part) => part.length > 0);
-    if (parts.length > 1) { for (const part of parts) out.push(part.toLowerCase()); }
-  };
-  if (/[\x80-\uffff]/.test(text)) {
-    for (const match of text.matchAll(WORD_RE)) emit(match[0], match[0].toLowerCase());
-    return out;
-  }
-  // ASCII text (nearly all code and most prose): the same words found by a plain scan, several
-  // times faster than the Unicode-class regex, and lowercased only when they have capitals.
-  let start = -1;
-  let capitals = false;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
-    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95) {
-      if (start < 0) {
-        start = i;
-        capitals = false;
-      }
-    } else if (c >= 65 && c <= 90) {
-      if (start < 0) start = i;
-      capitals = true;
-    } else if (start >= 0) {
-      const raw = text.slice(start, i);
-      emit(raw, capitals ? raw.toLowerCase() : raw);
-      start = -1;
-    }
+    if (raw === lower && !raw.includes("_")) continue;
+    const parts = identifierParts(raw);
+    if (parts.length > 1) out.push(...parts);
   }
   return out;
+}
+
+/** The lowercase parts of an identifier: `parseHTTPRequest` gives parse, http, request. */
+function identifierParts(raw: string): string[] {
+  return raw
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .split(/[\s_]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part.toLowerCase());
 }
 
 /**
@@ -421,12 +407,7 @@ class WordCounter {
   #parts(raw: string): void {
     let parts = IDENTIFIER_PARTS.get(raw);
     if (parts === undefined) {
-      parts = raw
-        .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-        .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-        .split(/[\s_]+/)
-        .filter((part) => part.length > 0)
-        .map((part) => part.toLowerCase());
+      parts = identifierParts(raw);
       if (IDENTIFIER_PARTS.size >= MAX_IDENTIFIER_PARTS) IDENTIFIER_PARTS.clear();
       IDENTIFIER_PARTS.set(raw, parts);
     }
@@ -772,6 +753,7 @@ export function hashedEmbedderSource(): string {
     `const WORD_RE = ${WORD_RE.toString()};`,
     `const STOPWORDS = new Set(${JSON.stringify([...STOPWORDS])});`,
     tokenizeWords.toString(),
+    identifierParts.toString(),
     normalizeL2.toString(),
     "const STOPWORD_BY_HASH = new Map();",
     "for (const word of STOPWORDS) { const hash = fnvString(SEED_WORD, word); STOPWORD_BY_HASH.set(hash, [...(STOPWORD_BY_HASH.get(hash) ?? []), word]); }",
