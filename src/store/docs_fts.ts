@@ -293,9 +293,10 @@ export function applyIndexChanges(
  *
  * This scan runs over every stored text, so ASCII words (nearly all) are
  * hashed as they are read and looked up without being cut out of the text:
- * only a word not seen before becomes a string. A `Set<string>` would make a
- * string of every word and hash it again; measured in a bulk add, that was
- * several times slower.
+ * only a word not seen before becomes a string (a `Set<string>` would make a
+ * string of every word and hash it again). With the batch scanned before its
+ * rows are indexed, the vocabulary of the 198 MB benchmark tree went from
+ * 0.8 s of the worker's time to 0.2 s.
  *
  * @example
  * ```ts
