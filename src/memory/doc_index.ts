@@ -279,10 +279,21 @@ function storeGraph(db: DatabaseSync, id: number, path: string, text: string): v
   // Only what this file defines (itself and its symbols) is stored as a node: references,
   // modules and links are fully described by their keys, so storing them again per file would
   // only cost writes.
+  // A symbol's DEFINES edge is stored as its node's parent (see docs_graph.ts).
+  const parents = new Map<string, string>();
+  for (const edge of graph.edges) if (edge.relation === "DEFINES") parents.set(edge.to, edge.from);
   const nodes = graph.nodes.filter((node) =>
     node.key.startsWith("symbol:") || node.key === `file:${path.replaceAll("\\", "/")}`
-  ).map((node) => ({ node_key: node.key, type: node.type, name: node.name, line: node.line }));
-  const edges = graph.edges.map((edge) => ({
+  ).map((node) => ({
+    node_key: node.key,
+    type: node.type,
+    name: node.name,
+    line: node.line,
+    parent: parents.get(node.key) ?? null,
+  }));
+  const edges = graph.edges.filter((edge) =>
+    edge.relation !== "DEFINES" || !edge.to.startsWith("symbol:")
+  ).map((edge) => ({
     src: edge.from,
     dst: edge.to,
     relation: edge.relation as string,

@@ -3,6 +3,11 @@
  * modules, references, links) and directed, typed edges, each owned by the
  * document it came from so deleting the document removes them.
  *
+ * A symbol's DEFINES edge (from its file or class, on its own line) is not an
+ * edge row: the symbol's node names its `parent`, and edge reads give those
+ * edges back among the stored ones. Definitions are most of a code graph, so
+ * this saves most of its rows.
+ *
  * @module
  */
 import type { DatabaseSync } from "./database.ts";
@@ -20,6 +25,8 @@ export interface GraphNodeRow {
   name: string;
   /** 1-based line. */
   line: number;
+  /** The node whose DEFINES edge leads here (its file or class), if any. */
+  parent?: string | null;
 }
 
 /** An edge as stored. */
@@ -49,9 +56,9 @@ export function insertGraph(
   insertRows(
     db,
     NODE_INSERTS,
-    "INSERT OR IGNORE INTO docs_graph_nodes (document_id, node_key, type, name, line) VALUES ",
+    "INSERT OR IGNORE INTO docs_graph_nodes (document_id, node_key, type, name, line, parent) VALUES ",
     nodes,
-    (n, out) => out.push(documentId, n.node_key, n.type, n.name, n.line),
+    (n, out) => out.push(documentId, n.node_key, n.type, n.name, n.line, n.parent ?? null),
   );
   insertRows(
     db,
@@ -62,25 +69,28 @@ export function insertGraph(
   );
 }
 
+const VALUES_5 = "(?, ?, ?, ?, ?)";
+const VALUES_6 = "(?, ?, ?, ?, ?, ?)";
+
 /** The INSERT statement for each row count, made once. */
 const NODE_INSERTS: string[] = [];
 const EDGE_INSERTS: string[] = [];
 
-/** Inserts rows of five values, in order, `ROWS_PER_INSERT` per statement. */
+/** Inserts rows, in order, `ROWS_PER_INSERT` per statement. */
 function insertRows<T>(
   db: DatabaseSync,
   statements: string[],
   head: string,
   rows: readonly T[],
-  values: (row: T, out: Array<string | number>) => void,
+  values: (row: T, out: Array<string | number | null>) => void,
 ): void {
-  const params: Array<string | number> = [];
+  const params: Array<string | number | null> = [];
+  const row = head.includes("parent") ? VALUES_6 : VALUES_5;
   for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
     const count = Math.min(ROWS_PER_INSERT, rows.length - at);
     params.length = 0;
     for (let i = at; i < at + count; i++) values(rows[i], params);
-    const sql = statements[count] ??= head + "(?, ?, ?, ?, ?), ".repeat(count - 1) +
-      "(?, ?, ?, ?, ?)";
+    const sql = statements[count] ??= head + `${row}, `.repeat(count - 1) + row;
     prepared(db, sql).run(...params);
   }
 }
@@ -91,7 +101,11 @@ export function deleteGraph(db: DatabaseSync, documentId: number): void {
   prepared(db, "DELETE FROM docs_graph_edges WHERE document_id = ?").run(documentId);
 }
 
-/** Edges leaving (or, with `reverse`, entering) a node, optionally of one relation. */
+/**
+ * Edges leaving (or, with `reverse`, entering) a node, optionally of one
+ * relation, ordered by relation (DEFINES edges, read from the nodes, in
+ * their place), then as stored.
+ */
 export function edgesOf(
   db: DatabaseSync,
   key: string,
@@ -100,17 +114,40 @@ export function edgesOf(
   limit: number,
 ): GraphEdgeRow[] {
   const column = reverse ? "dst" : "src";
-  if (relation === undefined) {
-    return prepared(
+  const stored = (relation === undefined
+    ? prepared(
       db,
-      `SELECT document_id, src, dst, relation, line FROM docs_graph_edges WHERE ${column} = ? LIMIT ?`,
-    ).all(key, limit) as unknown as GraphEdgeRow[];
-  }
+      `SELECT document_id, src, dst, relation, line FROM docs_graph_edges WHERE ${column} = ?
+       ORDER BY relation LIMIT ?`,
+    ).all(key, limit)
+    : prepared(
+      db,
+      `SELECT document_id, src, dst, relation, line FROM docs_graph_edges
+       WHERE ${column} = ? AND relation = ? LIMIT ?`,
+    ).all(key, relation, limit)) as unknown as GraphEdgeRow[];
+  if (relation !== undefined && relation !== "DEFINES") return stored;
+  const defines = definesEdges(db, key, reverse, limit);
+  if (defines.length === 0) return stored;
+  return [
+    ...stored.filter((edge) => edge.relation <= "DEFINES"),
+    ...defines,
+    ...stored.filter((edge) => edge.relation > "DEFINES"),
+  ].slice(0, limit);
+}
+
+/** DEFINES edges from a node's definitions (or, with `reverse`, to a definition). */
+function definesEdges(
+  db: DatabaseSync,
+  key: string,
+  reverse: boolean,
+  limit: number,
+): GraphEdgeRow[] {
   return prepared(
     db,
-    `SELECT document_id, src, dst, relation, line FROM docs_graph_edges
-     WHERE ${column} = ? AND relation = ? LIMIT ?`,
-  ).all(key, relation, limit) as unknown as GraphEdgeRow[];
+    `SELECT document_id, parent AS src, node_key AS dst, 'DEFINES' AS relation, line
+     FROM docs_graph_nodes WHERE ${reverse ? "node_key = ? AND parent IS NOT NULL" : "parent = ?"}
+     ORDER BY document_id, line, node_key LIMIT ?`,
+  ).all(key, limit) as unknown as GraphEdgeRow[];
 }
 
 /** Stored rows of a node key (one per document that mentions it). */
@@ -148,7 +185,11 @@ export function nodesOfType(db: DatabaseSync, type: string, limit: number): Grap
   ).all(type, limit) as unknown as GraphNodeRow[];
 }
 
-/** Counts stored edges. */
+/** Counts edges, DEFINES edges (read from the nodes) included. */
 export function edgeCount(db: DatabaseSync): number {
-  return (prepared(db, "SELECT count(*) AS n FROM docs_graph_edges").get() as { n: number }).n;
+  return (prepared(
+    db,
+    `SELECT (SELECT count(*) FROM docs_graph_edges)
+       + (SELECT count(*) FROM docs_graph_nodes WHERE parent IS NOT NULL) AS n`,
+  ).get() as { n: number }).n;
 }

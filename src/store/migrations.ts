@@ -417,4 +417,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 13,
+    name: "code graph: a symbol names the node that defines it instead of a DEFINES edge row",
+    sql: `
+      -- Every stored symbol had exactly one DEFINES edge, from its file or class, on its own
+      -- line: the node now says it (parent), and DEFINES edges are read from the nodes. That is
+      -- one row and three index entries fewer per definition.
+      ALTER TABLE docs_graph_nodes ADD COLUMN parent TEXT;
+      UPDATE docs_graph_nodes SET parent = (
+        SELECT e.src FROM docs_graph_edges e
+        WHERE e.dst = docs_graph_nodes.node_key AND e.relation = 'DEFINES'
+          AND e.document_id = docs_graph_nodes.document_id
+        ORDER BY e.rowid LIMIT 1
+      );
+      DELETE FROM docs_graph_edges
+      WHERE relation = 'DEFINES' AND EXISTS (
+        SELECT 1 FROM docs_graph_nodes n
+        WHERE n.document_id = docs_graph_edges.document_id AND n.node_key = docs_graph_edges.dst
+          AND n.parent = docs_graph_edges.src
+      );
+      CREATE INDEX docs_graph_nodes_parent ON docs_graph_nodes (parent) WHERE parent IS NOT NULL;
+    `,
+  },
 ];
