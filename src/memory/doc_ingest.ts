@@ -866,9 +866,10 @@ function listFiles(
  * worker finishes the last texts instead of leaving it idle at the start.
  */
 function textFirst(files: FileEntry[]): FileEntry[] {
-  const binaries = files.filter((file) => namedAsBinary(file.path));
-  if (binaries.length === 0) return files;
-  return files.filter((file) => !namedAsBinary(file.path)).concat(binaries);
+  const texts: FileEntry[] = [];
+  const binaries: FileEntry[] = [];
+  for (const file of files) (namedAsBinary(file.path) ? binaries : texts).push(file);
+  return texts.concat(binaries);
 }
 
 /** How a file's storing cost is estimated: by what its name says. */

@@ -290,10 +290,15 @@ export class HashedEmbedder implements Embedder {
 }
 
 // Stopwords by their word hash, for recognizing one in a text without cutting it out.
-const STOPWORD_BY_HASH: Map<number, string[]> = new Map();
-for (const word of STOPWORDS) {
-  const hash = fnvString(SEED_WORD, word);
-  STOPWORD_BY_HASH.set(hash, [...(STOPWORD_BY_HASH.get(hash) ?? []), word]);
+const STOPWORD_BY_HASH = stopwordsByHash();
+
+function stopwordsByHash(): Map<number, string[]> {
+  const byHash = new Map<number, string[]>();
+  for (const word of STOPWORDS) {
+    const hash = fnvString(SEED_WORD, word);
+    byHash.set(hash, [...(byHash.get(hash) ?? []), word]);
+  }
+  return byHash;
 }
 
 // Identifier parts by identifier: the same names recur through a codebase.
@@ -755,8 +760,8 @@ export function hashedEmbedderSource(): string {
     tokenizeWords.toString(),
     identifierParts.toString(),
     normalizeL2.toString(),
-    "const STOPWORD_BY_HASH = new Map();",
-    "for (const word of STOPWORDS) { const hash = fnvString(SEED_WORD, word); STOPWORD_BY_HASH.set(hash, [...(STOPWORD_BY_HASH.get(hash) ?? []), word]); }",
+    stopwordsByHash.toString(),
+    "const STOPWORD_BY_HASH = stopwordsByHash();",
     "const IDENTIFIER_PARTS = new Map();",
     `const MAX_IDENTIFIER_PARTS = ${MAX_IDENTIFIER_PARTS};`,
     spellsLower.toString(),

@@ -57,6 +57,7 @@ export function insertGraph(
     db,
     NODE_INSERTS,
     "INSERT OR IGNORE INTO docs_graph_nodes (document_id, node_key, type, name, line, parent) VALUES ",
+    6,
     nodes,
     (n, out) => out.push(documentId, n.node_key, n.type, n.name, n.line, n.parent ?? null),
   );
@@ -64,28 +65,27 @@ export function insertGraph(
     db,
     EDGE_INSERTS,
     "INSERT INTO docs_graph_edges (document_id, src, dst, relation, line) VALUES ",
+    5,
     edges,
     (e, out) => out.push(documentId, e.src, e.dst, e.relation, e.line),
   );
 }
 
-const VALUES_5 = "(?, ?, ?, ?, ?)";
-const VALUES_6 = "(?, ?, ?, ?, ?, ?)";
-
 /** The INSERT statement for each row count, made once. */
 const NODE_INSERTS: string[] = [];
 const EDGE_INSERTS: string[] = [];
 
-/** Inserts rows, in order, `ROWS_PER_INSERT` per statement. */
+/** Inserts rows of `columns` values each, in order, `ROWS_PER_INSERT` per statement. */
 function insertRows<T>(
   db: DatabaseSync,
   statements: string[],
   head: string,
+  columns: number,
   rows: readonly T[],
   values: (row: T, out: Array<string | number | null>) => void,
 ): void {
   const params: Array<string | number | null> = [];
-  const row = head.includes("parent") ? VALUES_6 : VALUES_5;
+  const row = `(${Array(columns).fill("?").join(", ")})`;
   for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
     const count = Math.min(ROWS_PER_INSERT, rows.length - at);
     params.length = 0;
