@@ -63,7 +63,7 @@ import { syncEmbedding } from "./embedding_config.ts";
 import { gitInfo } from "./git_info.ts";
 import { createGlobMatcher } from "./glob.ts";
 import { extractText, namedAsBinary } from "./text_extract.ts";
-import { type FileKind, WorkBalance } from "./ingest_balance.ts";
+import { type FileKind, type HandedOver, WorkBalance } from "./ingest_balance.ts";
 
 /** How documents are added. */
 export interface IngestOptions {
@@ -363,6 +363,8 @@ class Ingest {
   #changes: IndexChange[] = [];
   /** Batches sent to the worker, oldest first. */
   #inFlight: Array<Promise<unknown>> = [];
+  /** The estimates of batches sent to the worker, oldest first, until it is seen to finish them. */
+  #handedOut: HandedOver[] = [];
   /** Vectors back from the worker, stored with the next write. */
   #embedded: EmbeddedDocument[] = [];
   /** Queue positions the worker has applied, cleared from the queue with the next write. */
@@ -453,6 +455,7 @@ class Ingest {
     markInFlight(this.db, seqs, true);
     const handed = this.#balance.handOver();
     const done = this.#worker.run(changes, jobs);
+    this.#handedOut.push(handed);
     this.#inFlight.push(done);
     done.then((out) => {
       this.#balance.workerDone(handed, out.ms.index, out.ms.embed);
@@ -668,8 +671,15 @@ class Ingest {
 
   /** Whether a text of `length` characters is embedded on this thread (else on the worker). */
   #embedsHere(length: number): boolean {
-    if (this.#worker?.embeds !== true) return true;
-    if (this.#inFlight.length >= MAX_IN_FLIGHT) return true;
+    const worker = this.#worker;
+    if (worker?.embeds !== true) return true;
+    // The worker works through its batches in order, so the oldest ones beyond those it has
+    // not finished are done, whether or not their reports have been taken in.
+    const unfinished = worker.unfinished;
+    while (this.#handedOut.length > unfinished) {
+      this.#balance.workerFinished(this.#handedOut.shift()!);
+    }
+    if (unfinished >= MAX_IN_FLIGHT) return true;
     return this.#balance.embedHere(Math.min(length, EMBED_PIECE_CHARS * MAX_EMBED_PIECES));
   }
 

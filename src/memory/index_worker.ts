@@ -8,7 +8,9 @@
  * started from a data URL, which needs no read permission on Vantage's own
  * files. Each embed job carries a claim in a shared array: the main thread,
  * once it has nothing left to store, takes the jobs the worker has not
- * reached instead of waiting for them.
+ * reached instead of waiting for them. A shared counter of finished batches
+ * tells the main thread how far the worker has got while it is busy storing
+ * and cannot take the worker's messages.
  *
  * @module
  */
@@ -80,7 +82,7 @@ function openIndex() {
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 ${vectorToBytes.toString()}
 self.onmessage = (event) => {
-  const { seq, changes, jobs, claims } = event.data;
+  const { seq, changes, jobs, claims, progress } = event.data;
   try {
     const started = performance.now();
     const applied = [];
@@ -111,8 +113,10 @@ self.onmessage = (event) => {
       embedded.push({ id: job.id, vectors });
     }
     const ms = { index: indexed - started, embed: performance.now() - indexed };
+    Atomics.store(progress, 0, seq + 1);
     self.postMessage({ seq, embedded, applied, ms }, buffers);
   } catch (error) {
+    Atomics.store(progress, 0, seq + 1);
     self.postMessage({ seq, error: error instanceof Error ? error.message : String(error) });
   }
 };
@@ -133,6 +137,11 @@ interface SentBatch {
 export class IndexWorker {
   #worker: Worker;
   #next = 0;
+  /**
+   * Batches the worker has finished, counted by the worker itself: its
+   * messages wait while this thread is busy, the counter does not.
+   */
+  #progress = new Int32Array(new SharedArrayBuffer(4));
   /** Batches sent and not answered yet, oldest first. */
   #sent: SentBatch[] = [];
   #waiting = new Map<
@@ -202,8 +211,16 @@ export class IndexWorker {
     });
     const claims = new Int32Array(new SharedArrayBuffer(Math.max(1, jobs.length) * 4));
     this.#sent.push({ seq, jobs, claims, stealable: jobs.length });
-    this.#worker.postMessage({ seq, changes, jobs, claims });
+    this.#worker.postMessage({ seq, changes, jobs, claims, progress: this.#progress });
     return done;
+  }
+
+  /**
+   * Batches sent that the worker has not finished yet, as of now (not as of
+   * the last message this thread took in).
+   */
+  get unfinished(): number {
+    return this.#next - Atomics.load(this.#progress, 0);
   }
 
   /**

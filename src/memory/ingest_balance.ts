@@ -49,6 +49,8 @@ export interface HandedOver {
   embedChars: number;
   /** Estimated milliseconds. */
   estimate: number;
+  /** Whether it is no longer counted as the worker's backlog (finished or failed). */
+  settled?: boolean;
 }
 
 /**
@@ -119,16 +121,26 @@ export class WorkBalance {
     return batch;
   }
 
+  /**
+   * The worker is known to have finished a batch, before its report (with
+   * the time it took) has arrived. Counted once, however often it is said.
+   */
+  workerFinished(batch: HandedOver): void {
+    if (batch.settled === true) return;
+    batch.settled = true;
+    this.#backlog = Math.max(0, this.#backlog - batch.estimate);
+  }
+
   /** The worker finished a batch, taking the milliseconds it reports. */
   workerDone(batch: HandedOver, indexMs: number, embedMs: number): void {
-    this.#backlog = Math.max(0, this.#backlog - batch.estimate);
+    this.workerFinished(batch);
     this.#index.learn(indexMs, batch.indexChars);
     this.#embed.learn(embedMs, batch.embedChars);
   }
 
   /** A batch the worker will not finish (it failed). */
   workerFailed(batch: HandedOver): void {
-    this.#backlog = Math.max(0, this.#backlog - batch.estimate);
+    this.workerFinished(batch);
   }
 
   /**

@@ -84,3 +84,25 @@ Deno.test("jobs the main thread steals are left out by the worker, and every job
     worker.close();
   }
 });
+
+Deno.test("the main thread sees the worker finish batches while it is too busy to take messages", async () => {
+  const embedder = new HashedEmbedder();
+  const worker = new IndexWorker({ embedder });
+  try {
+    const job = { id: 1, pieces: ["alpha beta gamma"] };
+    const first = worker.run([], [job]);
+    const second = worker.run([], [{ ...job, id: 2 }]);
+    assert.equal(worker.unfinished, 2);
+    // Busy without yielding, as while storing a batch: no message can arrive, the count moves.
+    const deadline = Date.now() + 20_000;
+    while (worker.unfinished > 0 && Date.now() < deadline) {
+      // Spin.
+    }
+    assert.equal(worker.unfinished, 0, "both batches were seen finished without a message");
+    assert.deepEqual((await first).embedded.map((doc) => doc.id), [1]);
+    assert.deepEqual((await second).embedded.map((doc) => doc.id), [2]);
+    assert.equal(worker.unfinished, 0);
+  } finally {
+    worker.close();
+  }
+});

@@ -32,3 +32,25 @@ Deno.test("WorkBalance forgets a failed batch's work", () => {
   balance.workerFailed(handed);
   assert.equal(balance.workerRemaining, 0);
 });
+
+Deno.test("WorkBalance counts a batch seen finished once, and its later report only teaches rates", () => {
+  const balance = new WorkBalance();
+  balance.toIndex(1_000_000);
+  const first = balance.handOver();
+  balance.toIndex(1_000_000);
+  const second = balance.handOver();
+  const both = balance.workerRemaining;
+  balance.workerFinished(first);
+  balance.workerFinished(first);
+  assert.ok(Math.abs(balance.workerRemaining - both / 2) < 1e-9, "taken off once");
+  balance.workerDone(first, 10, 0);
+  assert.ok(
+    Math.abs(balance.workerRemaining - both / 2) < 1e-9,
+    "the report does not take it again",
+  );
+  // The report did teach the rate: 10 ms per million characters indexed.
+  balance.workerDone(second, 10, 0);
+  assert.equal(balance.workerRemaining, 0);
+  balance.toIndex(1_000_000);
+  assert.ok(Math.abs(balance.workerRemaining - 10) < 1e-6, String(balance.workerRemaining));
+});
