@@ -308,7 +308,15 @@ function readVerifiedChunk(
   };
   const where =
     `chunk ${entry.chunk_hash} (#${entry.seq}) of document ${label.path} (${documentHash})`;
-  const stored = readChunk(db, entry.chunk_hash);
+  let stored;
+  try {
+    stored = readChunk(db, entry.chunk_hash);
+  } catch (error) {
+    throw new CorruptContentError(
+      `${where} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      details,
+    );
+  }
   if (stored === undefined) {
     throw new CorruptContentError(`${where} is missing from the store`, details);
   }
@@ -324,7 +332,7 @@ function readVerifiedChunk(
   const actual = sha256Hex(data);
   if (actual !== entry.chunk_hash || data.length !== entry.length) {
     throw new CorruptContentError(
-      `${where} is corrupt: its ${data.length} stored bytes hash to ${actual}; re-add the original file to repair it`,
+      `${where} is corrupt: its ${data.length} stored bytes hash to ${actual}`,
       { ...details, actual_hash: actual },
     );
   }

@@ -165,15 +165,57 @@ export function checkpoint(db: DatabaseSync): void {
   }
 }
 
+/**
+ * Something outside the database that a transaction's work wrote to (the
+ * chunk packs), told when the transaction ends so it keeps in step with it.
+ */
+export interface TransactionParticipant {
+  /** Just before COMMIT: make what was written durable. Throwing rolls the transaction back. */
+  beforeCommit(): void;
+  /**
+   * Just before ROLLBACK, while the write lock is still held (so no other
+   * writer can have appended after this transaction's writes): undo them.
+   */
+  beforeRollback(): void;
+  /** After COMMIT: work that must wait until the transaction's rows are visible. */
+  afterCommit(): void;
+}
+
+/** The participants of the transaction {@linkcode transaction} is running on each connection. */
+const PARTICIPANTS = new WeakMap<DatabaseSync, Set<TransactionParticipant>>();
+
+/**
+ * Joins the transaction {@linkcode transaction} is running on `db`; false
+ * when none is (the caller must then keep its writes inside the database).
+ */
+export function joinTransaction(db: DatabaseSync, participant: TransactionParticipant): boolean {
+  const participants = PARTICIPANTS.get(db);
+  if (participants === undefined) return false;
+  participants.add(participant);
+  return true;
+}
+
 /** Runs `work` inside one immediate transaction, rolling back on any error. */
 export function transaction<T>(db: DatabaseSync, work: () => T): T {
   db.exec("BEGIN IMMEDIATE");
+  const participants = new Set<TransactionParticipant>();
+  PARTICIPANTS.set(db, participants);
   try {
     const result = work();
+    for (const participant of participants) participant.beforeCommit();
     db.exec("COMMIT");
+    PARTICIPANTS.delete(db);
+    for (const participant of participants) participant.afterCommit();
     return result;
   } catch (error) {
-    db.exec("ROLLBACK");
+    if (PARTICIPANTS.get(db) === participants) {
+      PARTICIPANTS.delete(db);
+      try {
+        for (const participant of participants) participant.beforeRollback();
+      } finally {
+        db.exec("ROLLBACK");
+      }
+    }
     throw error;
   }
 }

@@ -1,11 +1,22 @@
 /**
  * The content-addressed block store: chunks (compressed, keyed by the
  * SHA-256 of their raw bytes, reference-counted) and contents (one row per
- * distinct document SHA-256, with the ordered list of its chunks).
+ * distinct document SHA-256, with the ordered list of its chunks). A small
+ * chunk's bytes are in its row; a larger one's are in a pack file
+ * (`docs_packs.ts`) and its row says where.
  *
  * @module
  */
 import type { DatabaseSync } from "./database.ts";
+import {
+  appendToPack,
+  currentPackNumber,
+  listPackFiles,
+  type PackLocation,
+  readFromPack,
+  removePackAfterCommit,
+  rotatePack,
+} from "./docs_packs.ts";
 import { prepared } from "./docs_statements.ts";
 
 /** One entry of a content's chunk list. */
@@ -33,25 +44,69 @@ export function chunkExists(db: DatabaseSync, hash: string): boolean {
   return prepared(db, "SELECT 1 AS x FROM docs_chunks WHERE hash = ?").get(hash) !== undefined;
 }
 
-/** Stores a new chunk with one reference. */
+/** Stores a new chunk with one reference (its bytes in a pack when it is large enough). */
 export function insertChunk(db: DatabaseSync, hash: string, size: number, data: Uint8Array): void {
+  const location = appendToPack(db, data);
   prepared(
     db,
-    "INSERT INTO docs_chunks (hash, size, stored_size, ref_count, data) VALUES (?, ?, ?, 1, ?)",
-  ).run(hash, size, data.length, data);
+    `INSERT INTO docs_chunks (hash, size, stored_size, ref_count, data, pack, pack_offset)
+     VALUES (?, ?, ?, 1, ?, ?, ?)`,
+  ).run(
+    hash,
+    size,
+    data.length,
+    location === undefined ? data : EMPTY,
+    location?.pack ?? null,
+    location?.offset ?? null,
+  );
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** Adds `delta` references to a stored chunk. */
 export function addChunkReferences(db: DatabaseSync, hash: string, delta: number): void {
   prepared(db, "UPDATE docs_chunks SET ref_count = ref_count + ? WHERE hash = ?").run(delta, hash);
 }
 
-/** Reads one chunk, or undefined when it is not stored. */
+interface ChunkRow {
+  size: number;
+  stored_size: number;
+  data: Uint8Array;
+  pack: number | null;
+  pack_offset: number | null;
+}
+
+function chunkRow(db: DatabaseSync, hash: string): ChunkRow | undefined {
+  return prepared(
+    db,
+    "SELECT size, stored_size, data, pack, pack_offset FROM docs_chunks WHERE hash = ?",
+  ).get(hash) as ChunkRow | undefined;
+}
+
+function packLocation(row: ChunkRow): PackLocation | undefined {
+  return row.pack === null ? undefined : { pack: row.pack, offset: row.pack_offset ?? 0 };
+}
+
+/**
+ * Reads one chunk, or undefined when it is not stored. Throws an error
+ * naming the pack when the chunk's pack is missing or too short.
+ */
 export function readChunk(db: DatabaseSync, hash: string): StoredChunk | undefined {
-  const row = prepared(db, "SELECT size, data FROM docs_chunks WHERE hash = ?").get(hash) as
-    | { size: number; data: Uint8Array }
-    | undefined;
-  return row === undefined ? undefined : { size: row.size, data: row.data };
+  const row = chunkRow(db, hash);
+  if (row === undefined) return undefined;
+  const location = packLocation(row);
+  if (location === undefined) return { size: row.size, data: row.data };
+  try {
+    return { size: row.size, data: readFromPack(db, location, row.stored_size) };
+  } catch (error) {
+    // Another process may have compacted the pack away since the row was read: ask again.
+    const again = chunkRow(db, hash);
+    if (again === undefined) return undefined;
+    const moved = packLocation(again);
+    if (moved?.pack === location.pack && moved.offset === location.offset) throw error;
+    if (moved === undefined) return { size: again.size, data: again.data };
+    return { size: again.size, data: readFromPack(db, moved, again.stored_size) };
+  }
 }
 
 /** Whether a content with this document hash is stored. */
@@ -118,14 +173,104 @@ export function releaseContentIfUnused(db: DatabaseSync, hash: string): boolean 
   return true;
 }
 
-/** Deletes every chunk no content references; returns how many and their stored bytes. */
+/**
+ * Deletes every chunk no content references; returns how many and their
+ * stored bytes. Packs left mostly unused are then compacted.
+ */
 export function deleteUnreferencedChunks(db: DatabaseSync): { chunks: number; bytes: number } {
   const row = prepared(
     db,
     "SELECT count(*) AS chunks, coalesce(sum(stored_size), 0) AS bytes FROM docs_chunks WHERE ref_count <= 0",
   ).get() as { chunks: number; bytes: number };
-  if (row.chunks > 0) prepared(db, "DELETE FROM docs_chunks WHERE ref_count <= 0").run();
+  if (row.chunks > 0) {
+    prepared(db, "DELETE FROM docs_chunks WHERE ref_count <= 0").run();
+    compactChunkPacks(db);
+  }
   return { chunks: row.chunks, bytes: row.bytes };
+}
+
+/** A pack is rewritten once less than this share of it is still used… */
+const COMPACT_LIVE_SHARE = 0.5;
+/** …and the unused part is at least this large (small waste is not worth the copying). */
+const COMPACT_MIN_WASTE_BYTES = 1024 * 1024;
+
+/** What {@linkcode compactChunkPacks} did. */
+export interface PackCompaction {
+  /** Packs that will be removed when the transaction commits. */
+  packs_removed: number;
+  /** Chunks copied out of them into the current pack. */
+  chunks_moved: number;
+  /** Pack bytes freed once they are removed. */
+  bytes_freed: number;
+}
+
+/**
+ * Inside a transaction: schedules every pack nothing uses for removal, and
+ * copies the chunks still used out of packs mostly unused so those can go
+ * too. Removal waits for COMMIT, so a rollback loses nothing.
+ */
+export function compactChunkPacks(db: DatabaseSync): PackCompaction {
+  const done: PackCompaction = { packs_removed: 0, chunks_moved: 0, bytes_freed: 0 };
+  const files = listPackFiles(db);
+  if (files.length === 0) return done;
+  const live = new Map<number, number>();
+  const usage = prepared(
+    db,
+    "SELECT pack, sum(stored_size) AS bytes FROM docs_chunks WHERE pack IS NOT NULL GROUP BY pack",
+  ).all() as unknown as { pack: number; bytes: number }[];
+  for (const row of usage) live.set(row.pack, row.bytes);
+  const current = currentPackNumber(db);
+  const candidates = files.filter((file) => {
+    const used = live.get(file.pack) ?? 0;
+    // A pack numbered past the current one was left by a crashed rotation; appends will reuse it.
+    if (file.pack > current || file.bytes === 0) return false;
+    if (used === 0) return true;
+    return used < file.bytes * COMPACT_LIVE_SHARE && file.bytes - used >= COMPACT_MIN_WASTE_BYTES;
+  });
+  if (candidates.length === 0) return done;
+  // The pack appends go to can only be emptied once appends go elsewhere.
+  if (candidates.some((file) => file.pack === current)) rotatePack(db);
+  for (const file of candidates) {
+    const moved = moveChunksOutOf(db, file.pack);
+    if (moved === undefined) continue;
+    if (!removePackAfterCommit(db, file.pack)) break;
+    done.packs_removed++;
+    done.chunks_moved += moved;
+    done.bytes_freed += file.bytes - (live.get(file.pack) ?? 0);
+  }
+  return done;
+}
+
+/**
+ * Copies every chunk still in `pack` to the current pack, returning how
+ * many; undefined when one could not be read (the pack is then kept, and
+ * its chunks already copied simply live in the new pack).
+ */
+function moveChunksOutOf(db: DatabaseSync, pack: number): number | undefined {
+  const rows = prepared(
+    db,
+    "SELECT hash, stored_size, pack_offset FROM docs_chunks WHERE pack = ? ORDER BY pack_offset",
+  ).all(pack) as unknown as { hash: string; stored_size: number; pack_offset: number }[];
+  const relocate = prepared(
+    db,
+    "UPDATE docs_chunks SET pack = ?, pack_offset = ?, data = ? WHERE hash = ?",
+  );
+  for (const row of rows) {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFromPack(db, { pack, offset: row.pack_offset }, row.stored_size);
+    } catch {
+      return undefined;
+    }
+    const location = appendToPack(db, bytes);
+    relocate.run(
+      location?.pack ?? null,
+      location?.offset ?? null,
+      location === undefined ? bytes : EMPTY,
+      row.hash,
+    );
+  }
+  return rows.length;
 }
 
 /** Totals of the block store. */

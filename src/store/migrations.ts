@@ -440,4 +440,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX docs_graph_nodes_parent ON docs_graph_nodes (parent) WHERE parent IS NOT NULL;
     `,
   },
+  {
+    version: 14,
+    name: "document memory: larger chunks' bytes move to pack files beside the database",
+    sql: `
+      -- pack/pack_offset say where a chunk's stored bytes are in docs-packs/pack-<pack>.vpk;
+      -- such a row's data is empty. Rows stored before keep their bytes inline and stay readable.
+      ALTER TABLE docs_chunks ADD COLUMN pack INTEGER;
+      ALTER TABLE docs_chunks ADD COLUMN pack_offset INTEGER;
+      CREATE INDEX docs_chunks_pack ON docs_chunks (pack, stored_size) WHERE pack IS NOT NULL;
+    `,
+  },
 ];

@@ -16,6 +16,11 @@ Deno.test("a large CLI add indexes on its worker, under the shipped permissions,
   for (let i = 0; i < 200; i++) {
     files[`notes/n${i}.md`] = `# Note ${i}\n\nshared words and uniq${i}x for this one\n`;
   }
+  // Large enough that its chunks go to a pack file, written by the CLI and read by the server.
+  const noise = crypto.getRandomValues(new Uint8Array(60_000));
+  const big = Array.from(noise, (b) => b.toString(16).padStart(2, "0")).join("")
+    .replace(/(.{64})/g, "$1\n");
+  files["data/big.log"] = big;
   await writeTree(source, files);
   const env = { VANTAGE_ROOTS: source };
   const session = await connectStdio(["--surface", "composite"], { home, env });
@@ -39,7 +44,7 @@ Deno.test("a large CLI add indexes on its worker, under the shipped permissions,
     const added = await adding;
     assert.equal(added.code, 0, added.stderr);
     const report = JSON.parse(added.stdout);
-    assert.equal(report.documents_added, 200);
+    assert.equal(report.documents_added, 201);
     // Warnings appear only when something fell back (a worker that failed, say).
     assert.equal(report.warnings, undefined, JSON.stringify(report.warnings));
 
@@ -50,12 +55,22 @@ Deno.test("a large CLI add indexes on its worker, under the shipped permissions,
     );
     const all = await search("shared");
     assert.equal((all.body.results as Json[]).length, 200);
+    const got = await session.client.callTool({
+      name: "query",
+      arguments: { steps: [{ op: "get", params: { name: "big.log", include_content: true } }] },
+    });
+    assert.equal(got.isError === true, false);
+    assert.ok(textJson(got).content === big, "the server reads the packed file back whole");
     const store = new DatabaseSync(resolvePaths(home).database, { readOnly: true });
     try {
       const queued = store.prepare("SELECT count(*) AS n FROM docs_index_queue").get() as {
         n: number;
       };
       assert.equal(queued.n, 0, "the adding process applied and cleared all its changes");
+      const packed = store.prepare(
+        "SELECT count(*) AS n FROM docs_chunks WHERE pack IS NOT NULL",
+      ).get() as { n: number };
+      assert.ok(packed.n >= 2, `${packed.n} chunks in packs`);
     } finally {
       store.close();
     }
