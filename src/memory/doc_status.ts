@@ -7,6 +7,7 @@
  */
 import type { DatabaseSync } from "../store/database.ts";
 import { chunkTotals } from "../store/docs_chunks.ts";
+import { listPackFiles } from "../store/docs_packs.ts";
 import { collectionRows, documentTotals, fileTypeCounts } from "../store/docs_documents.ts";
 import { edgeCount } from "../store/docs_graph.ts";
 import { currentSession } from "../store/docs_sessions.ts";
@@ -29,6 +30,10 @@ export interface StatusDetails {
   stored_bytes: number;
   /** Stored bytes over raw block bytes. */
   compression_ratio: number;
+  /** Pack files holding larger blocks' bytes beside the database. */
+  pack_files: number;
+  /** Their size on disk (bytes a failed or crashed write left behind included). */
+  pack_bytes: number;
   /** Collections. */
   collections: number;
   /** Snapshots. */
@@ -79,6 +84,7 @@ export function storageStatus(
     dedup_ratio: ratio(deduplicated, docs.bytes),
   };
   if (options.detailed) {
+    const packs = listPackFiles(db);
     report.details = {
       latest_documents: docs.latest_documents,
       text_documents: docs.text_documents,
@@ -87,6 +93,8 @@ export function storageStatus(
       block_bytes: chunks.raw_bytes,
       stored_bytes: chunks.stored_bytes,
       compression_ratio: ratio(chunks.stored_bytes, chunks.raw_bytes),
+      pack_files: packs.length,
+      pack_bytes: packs.reduce((sum, pack) => sum + pack.bytes, 0),
       collections: collectionRows(db).length,
       snapshots: snapshotCount(db),
       vectors: vectorCount(db),

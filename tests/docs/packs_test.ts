@@ -65,6 +65,11 @@ Deno.test("larger chunks go to a pack file and small ones stay in their rows; a 
       expected += row.stored_size;
     }
     assert.equal(Deno.statSync(join(packDir(docs.home), "pack-1.vpk")).size, expected);
+    const status = await docs.run("docs.status", { detailed: true });
+    const details = status.details as Record<string, number>;
+    assert.equal(details.pack_files, 1);
+    assert.equal(details.pack_bytes, expected);
+    assert.equal(details.stored_bytes, expected + inline[0].stored_size);
 
     const restored = await docs.run("docs.restore", { collection: "c", output_directory: output });
     assert.equal(restored.restored, 2, JSON.stringify(restored));

@@ -33,6 +33,8 @@ export const statusOperation: Operation = defineOperation({
       block_bytes: z.number().int(),
       stored_bytes: z.number().int(),
       compression_ratio: z.number(),
+      pack_files: z.number().int(),
+      pack_bytes: z.number().int(),
       collections: z.number().int(),
       snapshots: z.number().int(),
       vectors: z.number().int(),
