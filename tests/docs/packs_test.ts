@@ -4,8 +4,13 @@ import { putContent, readContent } from "../../src/memory/content_store.ts";
 import { compressChunk } from "../../src/memory/compression.ts";
 import { sha256Hex } from "../../src/memory/content_hash.ts";
 import { openDatabase, transaction } from "../../src/store/database.ts";
-import { insertChunk } from "../../src/store/docs_chunks.ts";
-import { listPackFiles, PACK_MIN_BYTES } from "../../src/store/docs_packs.ts";
+import { insertChunk, readChunk } from "../../src/store/docs_chunks.ts";
+import {
+  currentPackNumber,
+  listPackFiles,
+  PACK_MIN_BYTES,
+  PACK_ROTATE_BYTES,
+} from "../../src/store/docs_packs.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openHarness, writeTree } from "./harness.ts";
 
@@ -262,6 +267,66 @@ Deno.test("chunks stored in rows before packs existed are still read after the m
       .get() as { n: number };
     assert.equal(packed.n, 0);
     assert.equal(sha256Hex(readContent(db, hash, { path: "old" })), hash);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a full pack gives way to the next, and a rolled-back rotation leaves no trace", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "vantage-packs-rotate-" });
+  const db = openDatabase(join(dir, "vantage.db"));
+  try {
+    const size = Math.floor(PACK_ROTATE_BYTES * 0.4);
+    const chunkOf = (mark: number) => {
+      const bytes = new Uint8Array(size);
+      bytes[0] = mark;
+      bytes[size - 1] = mark;
+      return { hash: sha256Hex(bytes), bytes };
+    };
+    const chunks = [1, 2, 3].map(chunkOf);
+    transaction(db, () => {
+      for (const chunk of chunks) insertChunk(db, chunk.hash, size, chunk.bytes);
+    });
+    assert.deepEqual(listPackFiles(db), [{ pack: 1, bytes: 2 * size }, { pack: 2, bytes: size }]);
+    assert.equal(currentPackNumber(db), 2);
+    for (const chunk of chunks) {
+      assert.equal(sha256Hex(readChunk(db, chunk.hash)!.data), chunk.hash);
+    }
+
+    // Two more fill pack 2 and open pack 3, then the work fails: pack 3 goes, pack 2 shrinks back.
+    const more = [4, 5].map(chunkOf);
+    assert.throws(() =>
+      transaction(db, () => {
+        for (const chunk of more) insertChunk(db, chunk.hash, size, chunk.bytes);
+        throw new Error("the work failed");
+      })
+    );
+    assert.deepEqual(listPackFiles(db), [{ pack: 1, bytes: 2 * size }, { pack: 2, bytes: size }]);
+    assert.equal(currentPackNumber(db), 2);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("bytes a crashed writer left past a pack's end are appended after and never read", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "vantage-packs-crash-" });
+  const db = openDatabase(join(dir, "vantage.db"));
+  try {
+    const first = noise(10_000);
+    transaction(db, () => insertChunk(db, sha256Hex(first), first.length, first));
+    // What a process killed between its append and its COMMIT leaves behind.
+    const pack = join(dir, "docs-packs", "pack-1.vpk");
+    Deno.writeFileSync(pack, noise(777), { append: true });
+    const second = noise(10_000);
+    transaction(db, () => insertChunk(db, sha256Hex(second), second.length, second));
+    const row = db.prepare("SELECT pack, pack_offset FROM docs_chunks WHERE hash = ?").get(
+      sha256Hex(second),
+    ) as { pack: number; pack_offset: number };
+    assert.deepEqual({ ...row }, { pack: 1, pack_offset: 10_777 });
+    assert.deepEqual(readChunk(db, sha256Hex(first))!.data, first);
+    assert.deepEqual(readChunk(db, sha256Hex(second))!.data, second);
   } finally {
     db.close();
     Deno.removeSync(dir, { recursive: true });
