@@ -33,7 +33,7 @@ import {
   docsIndexFile,
   type IndexChange,
 } from "../store/docs_fts.ts";
-import { bumpCounter, useLargePageCache } from "../store/docs_statements.ts";
+import { bumpCounter, useBulkWriteSettings } from "../store/docs_statements.ts";
 import {
   collectGarbage,
   filePieces,
@@ -259,7 +259,7 @@ async function ingestList(
   const ingest = new Ingest(db, options, report);
   ingest.openSnapshot(directory, git);
   if (files.length >= WORKER_MIN_FILES) ingest.useWorker();
-  const restoreCache = useLargePageCache(db);
+  const restoreCache = useBulkWriteSettings(db);
   try {
     await addInBatches(ingest, files, options);
   } finally {
@@ -310,7 +310,7 @@ export async function ingestInline(
   ingest.openSnapshot(null, { commit: null, branch: null, remote: null });
   if (documents.length >= WORKER_MIN_FILES) ingest.useWorker();
   ingest.planInline(documents);
-  const restoreCache = useLargePageCache(db);
+  const restoreCache = useBulkWriteSettings(db);
   try {
     ingest.write(() => {
       for (const doc of documents) {

@@ -52,6 +52,10 @@ Deno.test("larger chunks go to a pack file and small ones stay in their rows; a 
     await writeTree(source, { "big.bin": big, "small.md": "# small\n\nfits in its row\n" });
     const added = await docs.run("docs.add", { path: source, collection: "c" });
     assert.equal(added.documents_added, 2);
+    // The bulk settings the add used are put back.
+    const setting = (name: string) => Object.values(docs.db.prepare(`PRAGMA ${name}`).get()!)[0];
+    assert.equal(setting("temp_store"), 0);
+    assert.equal(setting("cache_size"), -2000);
 
     assert.deepEqual(packNames(docs.home), ["pack-1.vpk"]);
     const rows = docs.db.prepare(
