@@ -20,6 +20,7 @@ import {
   closeSync,
   fdatasyncSync,
   fstatSync,
+  fsyncSync,
   ftruncateSync,
   mkdirSync,
   openSync,
@@ -136,8 +137,19 @@ class ChunkPacks implements TransactionParticipant {
   }
 
   beforeCommit(): void {
+    let created = false;
     for (const open of this.#open) {
       if (open.bytes > open.startBytes) fdatasyncSync(open.fd);
+      if (open.startBytes === 0 && open.bytes > 0) created = true;
+    }
+    // A new file's name must survive a power cut as well as its bytes.
+    if (created) {
+      const dir = openSync(this.dir, "r");
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
     }
   }
 
