@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { putContent, readContent } from "../../src/memory/content_store.ts";
 import { compressChunk } from "../../src/memory/compression.ts";
 import { sha256Hex } from "../../src/memory/content_hash.ts";
-import { openDatabase, transaction } from "../../src/store/database.ts";
+import { type DatabaseSync, openDatabase, transaction } from "../../src/store/database.ts";
 import { insertChunk, readChunk } from "../../src/store/docs_chunks.ts";
 import {
   currentPackNumber,
@@ -21,6 +21,18 @@ function noise(length: number): Uint8Array {
     crypto.getRandomValues(out.subarray(at, Math.min(length, at + 65_536)));
   }
   return out;
+}
+
+/** Runs `test` on a fresh database file in a folder of its own, removed afterwards. */
+function withDatabaseFile(prefix: string, test: (db: DatabaseSync, dir: string) => void): void {
+  const dir = Deno.makeTempDirSync({ prefix });
+  const db = openDatabase(join(dir, "vantage.db"));
+  try {
+    test(db, dir);
+  } finally {
+    db.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
 }
 
 function packDir(home: string): string {
@@ -180,34 +192,24 @@ Deno.test("deleting documents removes packs nothing uses and compacts packs most
 });
 
 Deno.test("a transaction that rolls back leaves its pack as it was, and one that opened it removes it", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "vantage-packs-rollback-" });
-  const db = openDatabase(join(dir, "vantage.db"));
-  try {
+  withDatabaseFile("vantage-packs-rollback-", (db) => {
     const chunk = noise(20_000);
-    const fail = () => {
-      throw new Error("the work failed");
-    };
-    assert.throws(
-      () =>
-        transaction(db, () => {
-          insertChunk(db, sha256Hex(chunk), chunk.length, chunk);
-          fail();
-        }),
-      /the work failed/,
-    );
+    const storeThenFail = () =>
+      assert.throws(
+        () =>
+          transaction(db, () => {
+            insertChunk(db, sha256Hex(chunk), chunk.length, chunk);
+            throw new Error("the work failed");
+          }),
+        /the work failed/,
+      );
+    storeThenFail();
     assert.deepEqual(listPackFiles(db), [], "the pack the failed transaction created is gone");
 
     const first = noise(20_000);
     transaction(db, () => insertChunk(db, sha256Hex(first), first.length, first));
     assert.deepEqual(listPackFiles(db), [{ pack: 1, bytes: 20_000 }]);
-    assert.throws(
-      () =>
-        transaction(db, () => {
-          insertChunk(db, sha256Hex(chunk), chunk.length, chunk);
-          fail();
-        }),
-      /the work failed/,
-    );
+    storeThenFail();
     assert.deepEqual(listPackFiles(db), [{ pack: 1, bytes: 20_000 }]);
     const count = db.prepare("SELECT count(*) AS n FROM docs_chunks").get() as { n: number };
     assert.equal(count.n, 1);
@@ -219,10 +221,7 @@ Deno.test("a transaction that rolls back leaves its pack as it was, and one that
       sha256Hex(loose),
     ) as { pack: number | null; n: number };
     assert.deepEqual({ ...row }, { pack: null, n: 20_000 });
-  } finally {
-    db.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("two connections append to the same pack in turn and read each other's chunks", () => {
@@ -287,9 +286,7 @@ Deno.test("chunks stored in rows before packs existed are still read after the m
 });
 
 Deno.test("a full pack gives way to the next, and a rolled-back rotation leaves no trace", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "vantage-packs-rotate-" });
-  const db = openDatabase(join(dir, "vantage.db"));
-  try {
+  withDatabaseFile("vantage-packs-rotate-", (db) => {
     const size = Math.floor(PACK_ROTATE_BYTES * 0.4);
     const chunkOf = (mark: number) => {
       const bytes = new Uint8Array(size);
@@ -317,16 +314,11 @@ Deno.test("a full pack gives way to the next, and a rolled-back rotation leaves 
     );
     assert.deepEqual(listPackFiles(db), [{ pack: 1, bytes: 2 * size }, { pack: 2, bytes: size }]);
     assert.equal(currentPackNumber(db), 2);
-  } finally {
-    db.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("bytes a crashed writer left past a pack's end are appended after and never read", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "vantage-packs-crash-" });
-  const db = openDatabase(join(dir, "vantage.db"));
-  try {
+  withDatabaseFile("vantage-packs-crash-", (db, dir) => {
     const first = noise(10_000);
     transaction(db, () => insertChunk(db, sha256Hex(first), first.length, first));
     // What a process killed between its append and its COMMIT leaves behind.
@@ -340,8 +332,5 @@ Deno.test("bytes a crashed writer left past a pack's end are appended after and 
     assert.deepEqual({ ...row }, { pack: 1, pack_offset: 10_777 });
     assert.deepEqual(readChunk(db, sha256Hex(first))!.data, first);
     assert.deepEqual(readChunk(db, sha256Hex(second))!.data, second);
-  } finally {
-    db.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
+  });
 });
