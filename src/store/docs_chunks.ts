@@ -198,7 +198,7 @@ const COMPACT_MIN_WASTE_BYTES = 1024 * 1024;
 export interface PackCompaction {
   /** Packs that will be removed when the transaction commits. */
   packs_removed: number;
-  /** Chunks copied out of them into the current pack. */
+  /** Chunks copied out of packs being compacted into the current pack. */
   chunks_moved: number;
   /** Pack bytes freed once they are removed. */
   bytes_freed: number;
@@ -231,22 +231,23 @@ export function compactChunkPacks(db: DatabaseSync): PackCompaction {
   // The pack appends go to can only be emptied once appends go elsewhere.
   if (candidates.some((file) => file.pack === current)) rotatePack(db);
   for (const file of candidates) {
-    const moved = moveChunksOutOf(db, file.pack);
-    if (moved === undefined) continue;
+    const { moved, unreadable } = moveChunksOutOf(db, file.pack);
+    done.chunks_moved += moved;
+    // A chunk that could not be read stays where it is, so its pack stays too (and its damage
+    // keeps being reported by reads, rather than vanishing with the file).
+    if (unreadable > 0) continue;
     if (!removePackAfterCommit(db, file.pack)) break;
     done.packs_removed++;
-    done.chunks_moved += moved;
     done.bytes_freed += file.bytes - (live.get(file.pack) ?? 0);
   }
   return done;
 }
 
 /**
- * Copies every chunk still in `pack` to the current pack, returning how
- * many; undefined when one could not be read (the pack is then kept, and
- * its chunks already copied simply live in the new pack).
+ * Copies every chunk still in `pack` that can be read to the current pack;
+ * returns how many were moved and how many could not be read.
  */
-function moveChunksOutOf(db: DatabaseSync, pack: number): number | undefined {
+function moveChunksOutOf(db: DatabaseSync, pack: number): { moved: number; unreadable: number } {
   const rows = prepared(
     db,
     "SELECT hash, stored_size, pack_offset FROM docs_chunks WHERE pack = ? ORDER BY pack_offset",
@@ -255,12 +256,14 @@ function moveChunksOutOf(db: DatabaseSync, pack: number): number | undefined {
     db,
     "UPDATE docs_chunks SET pack = ?, pack_offset = ?, data = ? WHERE hash = ?",
   );
+  let unreadable = 0;
   for (const row of rows) {
     let bytes: Uint8Array;
     try {
       bytes = readFromPack(db, { pack, offset: row.pack_offset }, row.stored_size);
     } catch {
-      return undefined;
+      unreadable++;
+      continue;
     }
     const location = appendToPack(db, bytes);
     relocate.run(
@@ -270,7 +273,7 @@ function moveChunksOutOf(db: DatabaseSync, pack: number): number | undefined {
       row.hash,
     );
   }
-  return rows.length;
+  return { moved: rows.length - unreadable, unreadable };
 }
 
 /** Totals of the block store. */

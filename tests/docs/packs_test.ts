@@ -4,7 +4,7 @@ import { putContent, readContent } from "../../src/memory/content_store.ts";
 import { compressChunk } from "../../src/memory/compression.ts";
 import { sha256Hex } from "../../src/memory/content_hash.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../../src/store/database.ts";
-import { insertChunk, readChunk } from "../../src/store/docs_chunks.ts";
+import { deleteUnreferencedChunks, insertChunk, readChunk } from "../../src/store/docs_chunks.ts";
 import {
   currentPackNumber,
   listPackFiles,
@@ -332,5 +332,30 @@ Deno.test("bytes a crashed writer left past a pack's end are appended after and 
     assert.deepEqual({ ...row }, { pack: 1, pack_offset: 10_777 });
     assert.deepEqual(readChunk(db, sha256Hex(first))!.data, first);
     assert.deepEqual(readChunk(db, sha256Hex(second))!.data, second);
+  });
+});
+
+Deno.test("compaction moves the chunks it can read and keeps a damaged pack for the ones it cannot", () => {
+  withDatabaseFile("vantage-packs-damaged-", (db, dir) => {
+    const [large, readable, cut] = [3_000_000, 200_000, 200_000].map(noise);
+    transaction(db, () => {
+      for (const bytes of [large, readable, cut]) {
+        insertChunk(db, sha256Hex(bytes), bytes.length, bytes);
+      }
+    });
+    // The pack loses the end of its last chunk.
+    const pack = join(dir, "docs-packs", "pack-1.vpk");
+    Deno.truncateSync(pack, 3_000_000 + 200_000 + 1_000);
+    const freed = transaction(db, () => {
+      db.prepare("UPDATE docs_chunks SET ref_count = 0 WHERE hash = ?").run(sha256Hex(large));
+      return deleteUnreferencedChunks(db);
+    });
+    assert.deepEqual(freed, { chunks: 1, bytes: 3_000_000 });
+    assert.deepEqual(listPackFiles(db).map((file) => file.pack), [1, 2]);
+    assert.deepEqual(readChunk(db, sha256Hex(readable))!.data, readable);
+    const where = db.prepare("SELECT pack FROM docs_chunks WHERE hash = ?");
+    assert.equal((where.get(sha256Hex(readable)) as { pack: number }).pack, 2);
+    assert.equal((where.get(sha256Hex(cut)) as { pack: number }).pack, 1);
+    assert.throws(() => readChunk(db, sha256Hex(cut)), /pack-1\.vpk ends before byte 3400000/);
   });
 });
