@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 import { type ErrorKind, httpStatusFor } from "../core/errors.ts";
 
 /** An HTTP failure with a status and the Vantage error object. */
@@ -75,13 +76,7 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concatBytes(chunks, size));
 }
 
 /** Refuses a body that does not declare JSON with 415. */

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 
 /** One complete line and where it sits in the file. */
 export interface JsonlLine {
@@ -48,17 +49,6 @@ export interface JsonlReadOptions {
 const MIB = 1024 * 1024;
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
 
 /**
  * Reads the complete lines of `path` starting at byte `offset`.
@@ -137,7 +127,7 @@ export async function readJsonlLines(
         let bytes: Uint8Array = data.subarray(from, nl);
         if (pendingBytes > 0) {
           pending.push(bytes);
-          bytes = concat(pending, pendingBytes + pieceBytes);
+          bytes = concatBytes(pending, pendingBytes + pieceBytes);
         }
         let length = bytes.length;
         if (length > 0 && bytes[length - 1] === CR) length--;

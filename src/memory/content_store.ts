@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import {
@@ -252,16 +253,7 @@ export function* readContentPieces(
 
 /** Reads a whole stored content, verified. */
 export function readContent(db: DatabaseSync, hash: string, label: ContentLabel): Uint8Array {
-  const pieces = [...readContentPieces(db, hash, label)];
-  if (pieces.length === 1) return pieces[0];
-  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const piece of pieces) {
-    out.set(piece, offset);
-    offset += piece.length;
-  }
-  return out;
+  return concatBytes([...readContentPieces(db, hash, label)]);
 }
 
 /**

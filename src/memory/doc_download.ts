@@ -6,6 +6,7 @@
  * @module
  */
 import { posix } from "node:path";
+import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
 import { sha256Hex } from "./content_hash.ts";
 import { mayConnect } from "./path_access.ts";
@@ -142,13 +143,7 @@ async function readCapped(response: Response, cap: number, url: string): Promise
       pieces.push(piece);
     }
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const piece of pieces) {
-    out.set(piece, offset);
-    offset += piece.length;
-  }
-  return out;
+  return concatBytes(pieces, total);
 }
 
 function fileNameFor(response: Response, url: string): string {

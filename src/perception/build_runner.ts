@@ -7,6 +7,7 @@
  * @module
  */
 
+import { concatBytes } from "../core/bytes.ts";
 import {
   type BuildError,
   type BuildTool,
@@ -126,12 +127,7 @@ class TailBuffer {
   }
 
   text(): string {
-    let bytes = new Uint8Array(this.#size);
-    let offset = 0;
-    for (const chunk of this.#chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
+    let bytes = concatBytes(this.#chunks, this.#size);
     if (bytes.length > this.#limit) bytes = bytes.subarray(bytes.length - this.#limit);
     let text = new TextDecoder().decode(bytes);
     // A cut in the middle of a line (or of a UTF-8 sequence) would parse as garbage.
