@@ -15,7 +15,7 @@ import {
   type PipelineResponse,
 } from "./executor.ts";
 import type { JsonSchema } from "./json_schema.ts";
-import type { Caller, OperationAnnotations } from "./operation.ts";
+import { type Caller, type OperationAnnotations, READ_ONLY_ANNOTATIONS } from "./operation.ts";
 
 /** An MCP tool definition with JSON Schema 2020-12 input and output schemas. */
 export interface ToolDefinition {
@@ -81,12 +81,7 @@ export function searchTool(): ToolDefinition {
         error: ERROR_SCHEMA,
       },
     },
-    annotations: {
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: READ_ONLY_ANNOTATIONS,
   };
 }
 

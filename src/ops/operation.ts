@@ -42,6 +42,14 @@ export interface OperationAnnotations {
   openWorldHint?: boolean;
 }
 
+/** The hints of an operation that only reads local data. */
+export const READ_ONLY_ANNOTATIONS: Readonly<OperationAnnotations> = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 /** Where an operation appears in the YAMS-shaped `composite` MCP surface. */
 export interface CompositeName {
   /** The composite tool: read pipeline, write batch or session lifecycle. */

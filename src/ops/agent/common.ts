@@ -176,10 +176,5 @@ export function cutText(text: string, max: number): { text: string; truncated: b
   return { text: chars.slice(0, max).join("") + "…", truncated: true };
 }
 
-/** The read-only hints every agent read operation carries. */
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+/** Read-only operation hints, under the short name this cassette's operations use. */
+export { READ_ONLY_ANNOTATIONS as READ_ONLY } from "../operation.ts";

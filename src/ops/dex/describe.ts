@@ -8,7 +8,13 @@
 import { z } from "zod";
 import { OperationFailure } from "../../core/errors.ts";
 import { toJsonSchema } from "../json_schema.ts";
-import { defineOperation, fullToolName, missingScopes, type Operation } from "../operation.ts";
+import {
+  defineOperation,
+  fullToolName,
+  missingScopes,
+  type Operation,
+  READ_ONLY_ANNOTATIONS,
+} from "../operation.ts";
 
 const annotations = z.object({
   readOnlyHint: z.boolean().optional(),
@@ -45,12 +51,7 @@ export const describeOperation: Operation = defineOperation({
     output_schema: z.record(z.string(), z.unknown()).optional(),
   }),
   scopes: ["dex:read"],
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY_ANNOTATIONS,
   composite: { tool: "query", name: "describe" },
   run(context, { target }) {
     const visible = context.catalog.operations().filter((op) =>

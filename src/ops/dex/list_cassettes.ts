@@ -5,7 +5,12 @@
  * @module
  */
 import { z } from "zod";
-import { defineOperation, missingScopes, type Operation } from "../operation.ts";
+import {
+  defineOperation,
+  missingScopes,
+  type Operation,
+  READ_ONLY_ANNOTATIONS,
+} from "../operation.ts";
 
 /** The `dex.list_cassettes` operation. */
 export const listCassettesOperation: Operation = defineOperation({
@@ -24,12 +29,7 @@ export const listCassettesOperation: Operation = defineOperation({
     })),
   }),
   scopes: ["dex:read"],
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY_ANNOTATIONS,
   composite: { tool: "query", name: "list_cassettes" },
   run(context) {
     return {

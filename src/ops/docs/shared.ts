@@ -64,13 +64,8 @@ export const metadataSchema = z.union([
   z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
 ]);
 
-/** Read-only operation hints. */
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+/** Read-only operation hints, under the short name this cassette's operations use. */
+export { READ_ONLY_ANNOTATIONS as READ_ONLY } from "../operation.ts";
 
 /** Globs: an array, or one comma-separated string. */
 export const globsSchema = z.union([z.array(z.string()), z.string()]);
