@@ -101,12 +101,8 @@ export function listSessionsFiltered(
   ).all(...params) as unknown as SessionListRow[];
 }
 
-/** Token use and cost of one series in one time bucket. */
-export interface UsageBucketRow {
-  /** Bucket start, ms. */
-  bucket: number;
-  /** The agent or model the row sums. */
-  series_key: string;
+/** Tokens and cost of some model calls. */
+export interface TokenCost {
   /** Uncached input tokens. */
   input_tokens: number;
   /** Output tokens. */
@@ -117,6 +113,14 @@ export interface UsageBucketRow {
   cache_write_tokens: number;
   /** Cost, USD. */
   cost_usd: number;
+}
+
+/** Token use and cost of one series in one time bucket. */
+export interface UsageBucketRow extends TokenCost {
+  /** Bucket start, ms. */
+  bucket: number;
+  /** The agent or model the row sums. */
+  series_key: string;
   /** Model calls. */
   calls: number;
 }
@@ -178,14 +182,7 @@ export function usageTotals(
   db: DatabaseSync,
   since: number,
   until: number,
-): {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd: number;
-  calls: number;
-} {
+): TokenCost & { calls: number } {
   return db.prepare(
     `SELECT coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
        coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
@@ -348,21 +345,11 @@ export function timelineEvents(
 }
 
 /** One model call's usage in a session. */
-export interface SessionUsageRow {
+export interface SessionUsageRow extends TokenCost {
   /** Time, ms. */
   ts: number;
   /** Model. */
   model: string | null;
-  /** Uncached input tokens. */
-  input_tokens: number;
-  /** Output tokens. */
-  output_tokens: number;
-  /** Cache reads. */
-  cache_read_tokens: number;
-  /** Cache writes. */
-  cache_write_tokens: number;
-  /** Cost, USD. */
-  cost_usd: number;
 }
 
 /** A session's model calls in time order (at most `limit`). */
