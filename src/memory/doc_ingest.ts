@@ -61,7 +61,7 @@ import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
 import { isLatestDocument, setVectorModel } from "../store/docs_documents.ts";
 import { syncEmbedding } from "./embedding_config.ts";
 import { gitInfo } from "./git_info.ts";
-import { createGlobMatcher } from "./glob.ts";
+import { createPathFilter } from "./glob.ts";
 import { extractText, namedAsBinary } from "./text_extract.ts";
 import { type FileKind, type HandedOver, WorkBalance } from "./ingest_balance.ts";
 
@@ -822,12 +822,7 @@ function listFiles(
   options: IngestOptions,
   report: IngestReport,
 ): FileEntry[] {
-  const include = options.include !== undefined && options.include.length > 0
-    ? createGlobMatcher(options.include)
-    : undefined;
-  const exclude = options.exclude !== undefined && options.exclude.length > 0
-    ? createGlobMatcher(options.exclude)
-    : undefined;
+  const filter = createPathFilter(options.include, options.exclude);
   const skip = new Set((options.skipFolders ?? []).map((folder) => resolve(folder)));
   const recursive = options.recursive ?? true;
   const files: FileEntry[] = [];
@@ -849,11 +844,10 @@ function listFiles(
       if (entry.isDirectory) {
         // Git's object store is never a document; the user's files beside it are.
         if (entry.name === ".git" || !recursive) continue;
-        if (exclude !== undefined && exclude(relativePath + "/")) continue;
+        if (filter.excludes(relativePath + "/")) continue;
         walk(path);
       } else if (entry.isFile) {
-        if (include !== undefined && !include(relativePath)) continue;
-        if (exclude !== undefined && exclude(relativePath)) continue;
+        if (!filter.selects(relativePath)) continue;
         let info: Deno.FileInfo | undefined;
         try {
           info = Deno.statSync(path);

@@ -13,7 +13,7 @@ import type { DatabaseSync } from "../store/database.ts";
 import { type DocumentRow, documentsByIds, listDocuments } from "../store/docs_documents.ts";
 import { snapshotById, snapshotMemberIds } from "../store/docs_snapshots.ts";
 import { readContentPieces } from "./content_store.ts";
-import { createGlobMatcher } from "./glob.ts";
+import { createPathFilter } from "./glob.ts";
 
 /** What to restore, and where. */
 export interface RestoreRequest {
@@ -79,12 +79,7 @@ export interface RestoreReport {
  */
 export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): RestoreReport {
   const rows = selectDocuments(db, request);
-  const include = request.include !== undefined && request.include.length > 0
-    ? createGlobMatcher(request.include)
-    : undefined;
-  const exclude = request.exclude !== undefined && request.exclude.length > 0
-    ? createGlobMatcher(request.exclude)
-    : undefined;
+  const filter = createPathFilter(request.include, request.exclude);
   const report: RestoreReport = {
     output_directory: request.outputDirectory,
     dry_run: request.dryRun,
@@ -98,8 +93,7 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
   const targets = new Set<string>();
   for (const row of rows) {
     const relativePath = row.relative_path.replaceAll("\\", "/");
-    if (include !== undefined && !include(relativePath)) continue;
-    if (exclude !== undefined && exclude(relativePath)) continue;
+    if (!filter.selects(relativePath)) continue;
     report.total++;
     const file: RestoredFile = {
       path: "",

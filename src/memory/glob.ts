@@ -221,6 +221,46 @@ export function createGlobMatcher(
   };
 }
 
+/** Which paths an include/exclude pair of glob lists lets through. */
+export interface PathFilter {
+  /** Whether `path` is included (every path, when no include globs were given) and not excluded. */
+  selects(path: string): boolean;
+  /** Whether `path` matches the exclude globs (so a folder can be skipped whole). */
+  excludes(path: string): boolean;
+}
+
+/**
+ * A filter from optional include and exclude glob lists: an absent or empty
+ * include list includes everything, an absent or empty exclude list
+ * excludes nothing.
+ *
+ * @example
+ * ```ts
+ * import { createPathFilter } from "./glob.ts";
+ *
+ * const filter = createPathFilter(["*.md"], ["drafts/**"]);
+ * filter.selects("docs/intro.md"); // true
+ * filter.selects("drafts/idea.md"); // false
+ * filter.selects("src/app.ts"); // false
+ * ```
+ */
+export function createPathFilter(
+  include: readonly string[] | undefined,
+  exclude: readonly string[] | undefined,
+): PathFilter {
+  const included = include !== undefined && include.length > 0
+    ? createGlobMatcher(include)
+    : undefined;
+  const excluded = exclude !== undefined && exclude.length > 0
+    ? createGlobMatcher(exclude)
+    : undefined;
+  const excludes = (path: string) => excluded !== undefined && excluded(path);
+  return {
+    selects: (path) => (included === undefined || included(path)) && !excludes(path),
+    excludes,
+  };
+}
+
 // Callers such as list/restore filters test many paths against the same few patterns.
 const MATCHER_CACHE = new Map<string, (path: string) => boolean>();
 const MATCHER_CACHE_LIMIT = 256;

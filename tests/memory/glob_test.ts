@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { createGlobMatcher, globToRegExp, matchesAny, matchesGlob } from "../../src/memory/glob.ts";
+import {
+  createGlobMatcher,
+  createPathFilter,
+  globToRegExp,
+  matchesAny,
+  matchesGlob,
+} from "../../src/memory/glob.ts";
 
 Deno.test("globToRegExp: wildcards stay within a segment", () => {
   const re = globToRegExp("src/*.ts");
@@ -74,4 +80,16 @@ Deno.test("matchesAny uses cached matchers", () => {
   assert.ok(!matchesAny("README.md", ["src/**"]));
   assert.ok(matchesAny("README.MD", ["*.md"], { caseInsensitive: true }));
   assert.ok(!matchesAny("README.MD", ["*.md"]));
+});
+
+Deno.test("createPathFilter: no include list takes everything, excludes win", () => {
+  const everything = createPathFilter(undefined, []);
+  assert.equal(everything.selects("any/file.bin"), true);
+  assert.equal(everything.excludes("any/"), false);
+  const filter = createPathFilter(["*.md"], ["drafts/**"]);
+  assert.equal(filter.selects("docs/intro.md"), true);
+  assert.equal(filter.selects("drafts/idea.md"), false);
+  assert.equal(filter.selects("src/app.ts"), false);
+  assert.equal(filter.excludes("drafts/"), true);
+  assert.equal(createPathFilter([], ["*.log"]).selects("notes.txt"), true);
 });

@@ -12,7 +12,7 @@ import { ingestFiles, type IngestOptions, ingestPath } from "../../memory/doc_in
 import { currentSessionId } from "../../memory/doc_sessions.ts";
 import { activeWatches, unwatchFolder, watchFolder } from "../../memory/doc_watch.ts";
 import { requirePathAccess } from "../../memory/path_access.ts";
-import { createGlobMatcher } from "../../memory/glob.ts";
+import { createPathFilter } from "../../memory/glob.ts";
 import {
   docsContext,
   globList,
@@ -93,18 +93,12 @@ export const watchOperation: Operation = defineOperation({
       await ingestPath(docs.db, root, { ...options(), signal: context.signal }),
     );
     if (input.once) return { root, watching: false, rescan, watches: activeWatches() };
-    const included = include !== undefined && include.length > 0
-      ? createGlobMatcher(include)
-      : undefined;
-    const excluded = exclude !== undefined && exclude.length > 0
-      ? createGlobMatcher(exclude)
-      : undefined;
+    const filter = createPathFilter(include, exclude);
     const watch = watchFolder(root, async (paths) => {
       const files = paths.filter((path) => {
         const rel = relative(root, path);
         if (rel.startsWith("..")) return false;
-        if (included !== undefined && !included(rel)) return false;
-        if (excluded !== undefined && excluded(rel)) return false;
+        if (!filter.selects(rel)) return false;
         try {
           return Deno.statSync(path).isFile;
         } catch {
