@@ -84,8 +84,11 @@ export interface AgentAdapter {
   caller: string;
   /** The files an install writes. */
   files(environment: InstallEnvironment, options: InstallOptions): ManagedFile[];
-  /** The files an uninstall cleans: the install's, plus any recorded elsewhere (`recorded`). */
-  uninstallFiles(
+  /**
+   * The files an uninstall cleans, when more than the install's own (those
+   * recorded elsewhere, `recorded`); without it an uninstall cleans `files`.
+   */
+  uninstallFiles?(
     environment: InstallEnvironment,
     options: InstallOptions,
     recorded: readonly string[],

@@ -84,9 +84,6 @@ export const codexAdapter: AgentAdapter = {
   files(environment, options) {
     return [configFile(environment, options), hooksJson(environment, options)];
   },
-  uninstallFiles(environment, options) {
-    return [configFile(environment, options), hooksJson(environment, options)];
-  },
   notes(_environment, options) {
     const notes = ["Check it: `codex mcp list` should show vantage as enabled."];
     if (options.hooks) {

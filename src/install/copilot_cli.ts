@@ -82,9 +82,6 @@ export const copilotCliAdapter: AgentAdapter = {
   files(environment, options) {
     return [mcpConfig(environment, options), hooksJson(environment, options)];
   },
-  uninstallFiles(environment, options) {
-    return [mcpConfig(environment, options), hooksJson(environment, options)];
-  },
   notes() {
     return [
       "Check it: `copilot mcp list` should list vantage under User servers.",

@@ -121,7 +121,9 @@ export async function planUninstall(
 ): Promise<Plan> {
   const record = await readInstallRecord(environment, adapter);
   const recorded = record?.files.map((file) => file.path) ?? [];
-  const files = adapterFor(adapter).uninstallFiles(environment, options, recorded);
+  const agent = adapterFor(adapter);
+  const files = agent.uninstallFiles?.(environment, options, recorded) ??
+    agent.files(environment, options);
   const plan: Plan = { action: "uninstall", groups: [] };
   plan.groups.push({
     record: adapter,

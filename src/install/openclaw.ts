@@ -40,9 +40,6 @@ export const openclawAdapter: AgentAdapter = {
   files(environment, options) {
     return [configFile(environment, options)];
   },
-  uninstallFiles(environment, options) {
-    return [configFile(environment, options)];
-  },
   notes() {
     return [
       "Check it: `openclaw mcp list` should list vantage (`openclaw mcp probe vantage` starts it).",
