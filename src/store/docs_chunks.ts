@@ -46,22 +46,23 @@ export function chunkExists(db: DatabaseSync, hash: string): boolean {
 
 /** Stores a new chunk with one reference (its bytes in a pack when it is large enough). */
 export function insertChunk(db: DatabaseSync, hash: string, size: number, data: Uint8Array): void {
-  const location = appendToPack(db, data);
   prepared(
     db,
     `INSERT INTO docs_chunks (hash, size, stored_size, ref_count, data, pack, pack_offset)
      VALUES (?, ?, ?, 1, ?, ?, ?)`,
-  ).run(
-    hash,
-    size,
-    data.length,
-    location === undefined ? data : EMPTY,
-    location?.pack ?? null,
-    location?.offset ?? null,
-  );
+  ).run(hash, size, data.length, ...place(db, data));
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Puts a chunk's stored bytes in a pack when they go there; returns the
+ * row's `data`, `pack` and `pack_offset` values either way.
+ */
+function place(db: DatabaseSync, data: Uint8Array): [Uint8Array, number | null, number | null] {
+  const location = appendToPack(db, data);
+  return location === undefined ? [data, null, null] : [EMPTY, location.pack, location.offset];
+}
 
 /** Adds `delta` references to a stored chunk. */
 export function addChunkReferences(db: DatabaseSync, hash: string, delta: number): void {
@@ -194,25 +195,14 @@ const COMPACT_LIVE_SHARE = 0.5;
 /** …and the unused part is at least this large (small waste is not worth the copying). */
 const COMPACT_MIN_WASTE_BYTES = 1024 * 1024;
 
-/** What {@linkcode compactChunkPacks} did. */
-export interface PackCompaction {
-  /** Packs that will be removed when the transaction commits. */
-  packs_removed: number;
-  /** Chunks copied out of packs being compacted into the current pack. */
-  chunks_moved: number;
-  /** Pack bytes freed once they are removed. */
-  bytes_freed: number;
-}
-
 /**
  * Inside a transaction: schedules every pack nothing uses for removal, and
  * copies the chunks still used out of packs mostly unused so those can go
  * too. Removal waits for COMMIT, so a rollback loses nothing.
  */
-export function compactChunkPacks(db: DatabaseSync): PackCompaction {
-  const done: PackCompaction = { packs_removed: 0, chunks_moved: 0, bytes_freed: 0 };
+function compactChunkPacks(db: DatabaseSync): void {
   const files = listPackFiles(db);
-  if (files.length === 0) return done;
+  if (files.length === 0) return;
   const live = new Map<number, number>();
   const usage = prepared(
     db,
@@ -227,34 +217,29 @@ export function compactChunkPacks(db: DatabaseSync): PackCompaction {
     if (used === 0) return true;
     return used < file.bytes * COMPACT_LIVE_SHARE && file.bytes - used >= COMPACT_MIN_WASTE_BYTES;
   });
-  if (candidates.length === 0) return done;
+  if (candidates.length === 0) return;
   // The pack appends go to can only be emptied once appends go elsewhere.
   if (candidates.some((file) => file.pack === current)) rotatePack(db);
   for (const file of candidates) {
-    const { moved, unreadable } = moveChunksOutOf(db, file.pack);
-    done.chunks_moved += moved;
     // A chunk that could not be read stays where it is, so its pack stays too (and its damage
     // keeps being reported by reads, rather than vanishing with the file).
-    if (unreadable > 0) continue;
+    if (moveChunksOutOf(db, file.pack) > 0) continue;
     if (!removePackAfterCommit(db, file.pack)) break;
-    done.packs_removed++;
-    done.bytes_freed += file.bytes - (live.get(file.pack) ?? 0);
   }
-  return done;
 }
 
 /**
  * Copies every chunk still in `pack` that can be read to the current pack;
- * returns how many were moved and how many could not be read.
+ * returns how many could not be read.
  */
-function moveChunksOutOf(db: DatabaseSync, pack: number): { moved: number; unreadable: number } {
+function moveChunksOutOf(db: DatabaseSync, pack: number): number {
   const rows = prepared(
     db,
     "SELECT hash, stored_size, pack_offset FROM docs_chunks WHERE pack = ? ORDER BY pack_offset",
   ).all(pack) as unknown as { hash: string; stored_size: number; pack_offset: number }[];
   const relocate = prepared(
     db,
-    "UPDATE docs_chunks SET pack = ?, pack_offset = ?, data = ? WHERE hash = ?",
+    "UPDATE docs_chunks SET data = ?, pack = ?, pack_offset = ? WHERE hash = ?",
   );
   let unreadable = 0;
   for (const row of rows) {
@@ -265,15 +250,9 @@ function moveChunksOutOf(db: DatabaseSync, pack: number): { moved: number; unrea
       unreadable++;
       continue;
     }
-    const location = appendToPack(db, bytes);
-    relocate.run(
-      location?.pack ?? null,
-      location?.offset ?? null,
-      location === undefined ? bytes : EMPTY,
-      row.hash,
-    );
+    relocate.run(...place(db, bytes), row.hash);
   }
-  return { moved: rows.length - unreadable, unreadable };
+  return unreadable;
 }
 
 /** Totals of the block store. */
