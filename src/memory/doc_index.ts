@@ -23,6 +23,7 @@ import {
   indexChangesQueued,
   KnownWords,
   MAX_VOCABULARY_CHARS,
+  openDocsIndex,
   queuedIndexChanges,
   queueIndexChange,
 } from "../store/docs_fts.ts";
@@ -183,7 +184,7 @@ function knownTerms(index: DatabaseSync): KnownWords {
  */
 export function applyOwnChanges(db: DatabaseSync, changes: readonly IndexChange[]): void {
   if (changes.length === 0) return;
-  const index = docsIndex(db);
+  const { connection: index, path } = openDocsIndex(db);
   const known = knownTerms(index);
   try {
     transaction(index, () => applyIndexChanges(index, changes, known, MAX_VOCABULARY_CHARS));
@@ -193,7 +194,7 @@ export function applyOwnChanges(db: DatabaseSync, changes: readonly IndexChange[
     throw error;
   }
   // Only once the index has committed: a crash in between applies them again, harmlessly.
-  transaction(db, () => clearIndexChanges(db, changes.map((change) => change.seq)));
+  transaction(db, () => clearIndexChanges(db, changes.map((change) => change.seq), path));
 }
 
 /** Marks changes as being applied by this process's index worker (a catch-up skips them). */

@@ -32,6 +32,7 @@ import {
   docsIndex,
   docsIndexFile,
   type IndexChange,
+  openDocsIndex,
 } from "../store/docs_fts.ts";
 import { bumpCounter, useBulkWriteSettings } from "../store/docs_statements.ts";
 import {
@@ -357,6 +358,8 @@ class Ingest {
   #timedEmbed: ((text: string) => Float32Array) | undefined;
   /** Indexes and embeds on the second core, when the add is large enough to be worth a worker. */
   #worker: IndexWorker | undefined;
+  /** The index file the worker applies changes to (they are cleared from the queue against it). */
+  #indexFile = "";
   /** Documents of the current batch waiting to be sent to the worker. */
   #jobs: EmbedJob[] = [];
   /** Full-text changes queued by the current write, applied once it commits. */
@@ -432,10 +435,11 @@ class Ingest {
     const embedder = this.options.embedder instanceof HashedEmbedder && this.#embed !== undefined
       ? this.options.embedder
       : undefined;
-    const indexPath = docsIndexFile(this.db);
-    if (embedder === undefined && indexPath === undefined) return;
+    if (embedder === undefined && docsIndexFile(this.db) === undefined) return;
     // The index file exists, with its schema, before the worker opens it.
-    docsIndex(this.db);
+    const opened = openDocsIndex(this.db).path;
+    const indexPath = opened === ":memory:" ? undefined : opened;
+    this.#indexFile = opened;
     try {
       this.#worker = new IndexWorker({ embedder, indexPath });
     } catch {
@@ -508,7 +512,7 @@ class Ingest {
         if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
         this.#storeEmbedded();
         this.#applied = [];
-        clearIndexChanges(this.db, applied);
+        clearIndexChanges(this.db, applied, this.#indexFile);
         work();
         bumpCounter(this.db, "index_generation");
       });

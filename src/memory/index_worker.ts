@@ -93,7 +93,12 @@ self.onmessage = (event) => {
         applyIndexChanges(db, changes, known, ${MAX_VOCABULARY_CHARS});
         db.exec("COMMIT");
       } catch (error) {
-        db.exec("ROLLBACK");
+        // SQLite may have rolled back by itself; the error that caused it is the one to report.
+        if (db.isTransaction) {
+          try {
+            db.exec("ROLLBACK");
+          } catch { /* the cause below is reported */ }
+        }
         known = undefined;
         index = undefined;
         db.close();

@@ -146,7 +146,14 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): voi
       }
       db.exec("COMMIT");
     } catch (error) {
-      db.exec("ROLLBACK");
+      // A rollback that fails (SQLite already rolled back) must not hide why the step failed.
+      if (db.isTransaction) {
+        try {
+          db.exec("ROLLBACK");
+        } catch {
+          // The step's own error below says what went wrong.
+        }
+      }
       throw new VantageError(
         "internal_error",
         `migration ${migration.version} (${migration.name}) failed: ${messageOf(error)}`,
@@ -177,6 +184,13 @@ export interface TransactionParticipant {
    * writer can have appended after this transaction's writes): undo them.
    */
   beforeRollback(): void;
+  /**
+   * The transaction ended without this process holding the write lock any
+   * more (SQLite rolled it back by itself after an I/O, disk-full or
+   * corruption error): another writer may already have appended, so nothing
+   * may be undone; what was written stays unreferenced.
+   */
+  abandon(): void;
   /** After COMMIT: work that must wait until the transaction's rows are visible. */
   afterCommit(): void;
 }
@@ -195,13 +209,43 @@ export function joinTransaction(db: DatabaseSync, participant: TransactionPartic
   return true;
 }
 
-/** Runs `work` inside one immediate transaction, rolling back on any error. */
+/**
+ * Runs `work` inside one immediate transaction, rolling back on any error.
+ *
+ * The immediate transaction is the store's cross-process writer lock: every
+ * write of every process (and every append to the files beside the store
+ * that rows point into) happens inside one, so writers queue on SQLite's
+ * lock (up to the busy timeout) instead of interleaving. `work` must be
+ * synchronous: a transaction left open across an `await` would let another
+ * request on the same connection run its statements inside it, so a promise
+ * returned by `work` is refused and rolled back. Nested calls are refused too
+ * (SQLite has one transaction per connection). A rollback never hides the
+ * error that caused it.
+ */
 export function transaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
+  if (db.isTransaction) {
+    throw new VantageError(
+      "internal_error",
+      "a store transaction was started while another was open on the same connection",
+    );
+  }
+  try {
+    db.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    throw storeFailure(error, "could not start a write", db.location() ?? undefined);
+  }
   const participants = new Set<TransactionParticipant>();
   PARTICIPANTS.set(db, participants);
   try {
     const result = work();
+    if (isPromiseLike(result)) {
+      // Let the stray promise's own failure surface nowhere: the transaction is already refused.
+      Promise.resolve(result).catch(() => {});
+      throw new VantageError(
+        "internal_error",
+        "a store transaction's work returned a promise; transactions must not span an await",
+      );
+    }
     for (const participant of participants) participant.beforeCommit();
     db.exec("COMMIT");
     PARTICIPANTS.delete(db);
@@ -210,14 +254,92 @@ export function transaction<T>(db: DatabaseSync, work: () => T): T {
   } catch (error) {
     if (PARTICIPANTS.get(db) === participants) {
       PARTICIPANTS.delete(db);
-      try {
-        for (const participant of participants) participant.beforeRollback();
-      } finally {
-        db.exec("ROLLBACK");
-      }
+      endFailedTransaction(db, participants, error);
     }
     throw error;
   }
+}
+
+/**
+ * Rolls back after `cause`, keeping `cause` the error the caller sees. When
+ * SQLite already rolled back by itself (the write lock is gone), nothing
+ * outside the database is undone: another writer may have appended since.
+ */
+function endFailedTransaction(
+  db: DatabaseSync,
+  participants: Set<TransactionParticipant>,
+  cause: unknown,
+): void {
+  if (!db.isTransaction) {
+    for (const participant of participants) participant.abandon();
+    return;
+  }
+  try {
+    for (const participant of participants) participant.beforeRollback();
+  } catch (undo) {
+    attachNote(cause, `undoing the files it wrote also failed: ${messageOf(undo)}`);
+  }
+  try {
+    db.exec("ROLLBACK");
+  } catch (rollback) {
+    attachNote(cause, `the rollback also failed: ${messageOf(rollback)}`);
+  }
+}
+
+/** Adds a sentence to an error's message, so a second failure is reported without replacing it. */
+function attachNote(error: unknown, note: string): void {
+  if (error instanceof Error) {
+    try {
+      error.message = `${error.message} (${note})`;
+    } catch {
+      // A frozen error keeps its own message.
+    }
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
+}
+
+/** SQLite's words for a damaged file. */
+const CORRUPTION =
+  /database disk image is malformed|file is not a database|malformed database schema/i;
+
+/** Whether an error is SQLite reporting a damaged database file. */
+export function isCorruptionError(error: unknown): boolean {
+  return CORRUPTION.test(messageOf(error));
+}
+
+/** Whether an error is SQLite reporting a lock held too long by another connection. */
+export function isBusyError(error: unknown): boolean {
+  return /database is locked|database table is locked|SQLITE_BUSY/i.test(messageOf(error));
+}
+
+/**
+ * A store error with a kind and the file named: `unavailable` for a lock
+ * held past the busy timeout, `internal_error` naming the file for damage.
+ */
+export function storeFailure(error: unknown, doing: string, file?: string): Error {
+  if (error instanceof VantageError) return error;
+  const where = file === undefined ? "the store" : file;
+  if (isBusyError(error)) {
+    return new VantageError(
+      "unavailable",
+      `${doing}: ${where} is busy (another process held its write lock past the busy timeout); try again`,
+      { cause: error, ...(file === undefined ? {} : { details: { file } }) },
+    );
+  }
+  if (isCorruptionError(error)) {
+    return new VantageError(
+      "internal_error",
+      `${doing}: ${where} is damaged (${
+        messageOf(error)
+      }); run 'vantage doctor --store' for details and 'vantage repair'`,
+      { cause: error, ...(file === undefined ? {} : { details: { file } }) },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function messageOf(error: unknown): string {

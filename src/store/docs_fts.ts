@@ -20,16 +20,9 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { dirname, join } from "node:path";
-import { transaction } from "./database.ts";
-import { prepared } from "./docs_statements.ts";
-
-/** The index file of a store file (`:memory:` for an in-memory store). */
-function docsIndexPath(storePath: string): string {
-  return storePath === "" || storePath === ":memory:"
-    ? ":memory:"
-    : join(dirname(storePath), "docs-index.db");
-}
+import { basename, dirname, join } from "node:path";
+import { isCorruptionError, storeFailure, transaction } from "./database.ts";
+import { prepared, readState, writeState } from "./docs_statements.ts";
 
 /**
  * The index schema. The FTS5 table is contentless (the text stays in the
@@ -78,42 +71,96 @@ export interface IndexChange {
   text?: string;
 }
 
-const INDEXES = new WeakMap<DatabaseSync, DatabaseSync>();
+/** The `docs_state` key naming the index file in use (absent: the first, `docs-index.db`). */
+const INDEX_FILE_KEY = "index_file";
+
+/** The name of the first index file; later generations are `docs-index-<n>.db`. */
+const FIRST_INDEX_FILE = "docs-index.db";
+
+const INDEX_FILE_NAME = /^docs-index(?:-(\d+))?\.db$/;
+
+/** The index connection a store connection has open, and which file it is. */
+interface OpenIndex {
+  connection: DatabaseSync;
+  path: string;
+}
+
+const INDEXES = new WeakMap<DatabaseSync, OpenIndex>();
 
 function storeFile(db: DatabaseSync): string {
   return (db.prepare("PRAGMA database_list").all() as Array<{ name: string; file: string }>)
     .find((row) => row.name === "main")?.file ?? "";
 }
 
+/**
+ * The index file the store names now (`:memory:` for an in-memory store).
+ * The name lives in the store, so when a damaged index is replaced every
+ * process moves to the new file at its next use; no file another process may
+ * hold open is ever recreated under the same name.
+ */
+function currentIndexPath(db: DatabaseSync): string {
+  const file = storeFile(db);
+  if (file === "" || file === ":memory:") return ":memory:";
+  return join(dirname(file), readState(db, INDEX_FILE_KEY) ?? FIRST_INDEX_FILE);
+}
+
 /** The index file of a store connection; undefined for an in-memory store. */
 export function docsIndexFile(db: DatabaseSync): string | undefined {
-  const path = docsIndexPath(storeFile(db));
+  const path = currentIndexPath(db);
   return path === ":memory:" ? undefined : path;
+}
+
+/**
+ * Every index file beside a store (current and earlier generations), for
+ * verification and clean-up.
+ */
+export function docsIndexFiles(db: DatabaseSync): string[] {
+  const file = storeFile(db);
+  if (file === "" || file === ":memory:") return [];
+  const folder = dirname(file);
+  const names: string[] = [];
+  try {
+    for (const entry of Deno.readDirSync(folder)) {
+      if (entry.isFile && INDEX_FILE_NAME.test(entry.name)) names.push(join(folder, entry.name));
+    }
+  } catch {
+    // No folder, no files.
+  }
+  return names.sort();
 }
 
 /**
  * The index connection of a store connection, opened (and the index file
  * created) on first use. A new index file is filled from the store: every
  * latest text document is queued, and the next catch-up indexes them.
- * Must not be called inside a transaction on `db`.
+ *
+ * A file that cannot be opened because another process holds a lock fails
+ * with `unavailable`; it is never deleted, since other processes may have it
+ * open. A file SQLite reports as damaged is left behind for a new generation
+ * ({@linkcode replaceDocsIndex}). Must not be called inside a transaction on `db`.
  */
 export function docsIndex(db: DatabaseSync): DatabaseSync {
+  return openDocsIndex(db).connection;
+}
+
+/**
+ * Like {@linkcode docsIndex}, also naming the file opened: what was applied
+ * to it is cleared from the queue against that name (see
+ * {@linkcode clearIndexChanges}).
+ */
+export function openDocsIndex(db: DatabaseSync): { connection: DatabaseSync; path: string } {
+  let path = currentIndexPath(db);
   const open = INDEXES.get(db);
-  if (open !== undefined && open.isOpen) return open;
-  const path = docsIndexPath(storeFile(db));
+  if (open !== undefined && open.connection.isOpen && open.path === path) return open;
+  if (open !== undefined) closeDocsIndex(db);
   let index: DatabaseSync;
   try {
     index = openIndex(db, path);
   } catch (error) {
-    if (path === ":memory:") throw error;
-    // The index holds nothing the store does not: a damaged file is replaced and refilled.
-    for (const suffix of ["", "-wal", "-shm"]) {
-      try {
-        Deno.removeSync(path + suffix);
-      } catch {
-        // Not there.
-      }
+    if (path === ":memory:" || !isCorruptionError(error)) {
+      throw storeFailure(error, "could not open the document search index", path);
     }
+    path = replaceDocsIndex(db, path);
     index = openIndex(db, path);
   }
   if (readIndexState(index, "filled") === undefined) {
@@ -125,8 +172,41 @@ export function docsIndex(db: DatabaseSync): DatabaseSync {
       ));
     writeIndexState(index, "filled", "1");
   }
-  INDEXES.set(db, index);
-  return index;
+  const opened = { connection: index, path };
+  INDEXES.set(db, opened);
+  return opened;
+}
+
+/**
+ * Moves the store to a new, empty index file (the next generation) in place
+ * of `damaged`, unless another process already has; returns the file now in
+ * use. The damaged file is removed: a process still holding it open finds
+ * the store names another file at its next use, and what it applied to the
+ * old one stays queued (see {@linkcode clearIndexChanges}), so nothing is lost.
+ */
+export function replaceDocsIndex(db: DatabaseSync, damaged: string): string {
+  const folder = dirname(damaged);
+  const next = transaction(db, () => {
+    const current = join(folder, readState(db, INDEX_FILE_KEY) ?? FIRST_INDEX_FILE);
+    if (current !== damaged) return current;
+    let generation = Number(INDEX_FILE_NAME.exec(basename(damaged))?.[1] ?? "0") + 1;
+    for (const existing of docsIndexFiles(db)) {
+      const number = Number(INDEX_FILE_NAME.exec(basename(existing))?.[1] ?? "0");
+      if (number >= generation) generation = number + 1;
+    }
+    const name = `docs-index-${generation}.db`;
+    writeState(db, INDEX_FILE_KEY, name);
+    return join(folder, name);
+  });
+  if (INDEXES.get(db)?.path === damaged) closeDocsIndex(db);
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      Deno.removeSync(damaged + suffix);
+    } catch {
+      // Not there (or already removed by another process).
+    }
+  }
+  return next;
 }
 
 function openIndex(db: DatabaseSync, path: string): DatabaseSync {
@@ -155,7 +235,7 @@ function prepareIndex(index: DatabaseSync): DatabaseSync {
 
 /** Closes the index connection of a store connection, if one is open. */
 export function closeDocsIndex(db: DatabaseSync): void {
-  const index = INDEXES.get(db);
+  const index = INDEXES.get(db)?.connection;
   INDEXES.delete(db);
   if (index !== undefined && index !== db && index.isOpen) index.close();
 }
@@ -220,8 +300,17 @@ export function indexChangesQueued(db: DatabaseSync, minAgeMs = 0): boolean {
   ).get(minAgeMs) !== undefined;
 }
 
-/** Removes applied changes from the queue (inside the caller's store transaction). */
-export function clearIndexChanges(db: DatabaseSync, seqs: Iterable<number>): void {
+/**
+ * Removes changes applied to the index file `appliedTo` from the queue
+ * (inside the caller's store transaction). When the store has moved to
+ * another index file since, they stay queued: the new file needs them too.
+ */
+export function clearIndexChanges(
+  db: DatabaseSync,
+  seqs: Iterable<number>,
+  appliedTo: string,
+): void {
+  if (currentIndexPath(db) !== appliedTo) return;
   const statement = prepared(db, "DELETE FROM docs_index_queue WHERE seq = ?");
   for (const seq of seqs) statement.run(seq);
 }

@@ -165,6 +165,12 @@ class ChunkPacks implements TransactionParticipant {
     this.#end();
   }
 
+  abandon(): void {
+    // The write lock is gone: another writer may have appended after these bytes since, so they
+    // stay where they are, unreferenced, and the next append goes after them.
+    this.#end();
+  }
+
   afterCommit(): void {
     for (const pack of this.#removals) {
       try {

@@ -56,7 +56,12 @@ function catchUp() {
       index.exec("COMMIT");
       if (rows.length < 500) return last;
     } catch (error) {
-      index.exec("ROLLBACK");
+      // SQLite may have rolled back by itself; the error that caused it is the one to report.
+      if (index.isTransaction) {
+        try {
+          index.exec("ROLLBACK");
+        } catch { /* the cause below is reported */ }
+      }
       throw error;
     }
   }
