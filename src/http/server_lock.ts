@@ -62,7 +62,7 @@ export async function acquireServerLock(home: string): Promise<ServerLock> {
   const info: LockInfo = { pid: Deno.pid, started_at: Date.now() };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await Deno.writeTextFile(path, JSON.stringify(info), { createNew: true });
+      await Deno.writeTextFile(path, JSON.stringify(info), { createNew: true, mode: 0o600 });
       return {
         record: async (port) => {
           info.port = port;

@@ -5,6 +5,7 @@
  * @module
  */
 import { join } from "node:path";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../core/private_files.ts";
 
 /** Reads the token file, creating it with a random token when missing. */
 export async function loadOrCreateToken(home: string): Promise<string> {
@@ -15,9 +16,9 @@ export async function loadOrCreateToken(home: string): Promise<string> {
   } catch {
     // Not created yet.
   }
-  await Deno.mkdir(home, { recursive: true });
+  await makePrivateFolder(home);
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  await Deno.writeTextFile(path, token + "\n", { mode: 0o600 });
+  await Deno.writeTextFile(path, token + "\n", { mode: PRIVATE_FILE_MODE });
   return token;
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { joinPath } from "../core/config.ts";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../core/private_files.ts";
 
 /** The folder of a path (no node:path: the hook loads this module on every call). */
 function parentOf(path: string): string {
@@ -37,10 +38,15 @@ const encoder = new TextEncoder();
  * the append goes to the new file.
  */
 export async function appendToSpool(spoolPath: string, entry: SpoolEntry): Promise<void> {
-  await Deno.mkdir(parentOf(spoolPath), { recursive: true });
+  await makePrivateFolder(parentOf(parentOf(spoolPath)));
+  await makePrivateFolder(parentOf(spoolPath));
   const line = encoder.encode(JSON.stringify(entry) + "\n");
   for (let attempt = 0; attempt < 5; attempt++) {
-    const file = await Deno.open(spoolPath, { append: true, create: true });
+    const file = await Deno.open(spoolPath, {
+      append: true,
+      create: true,
+      mode: PRIVATE_FILE_MODE,
+    });
     try {
       await file.lock(true);
       // Same inode as the path still names? Otherwise the replayer took this file away.
@@ -110,6 +116,7 @@ export async function replaySpool(
       counts.rejected += rejected.length;
       await Deno.writeTextFile(joinPath(dir, "rejected.jsonl"), rejected.join("\n") + "\n", {
         append: true,
+        mode: PRIVATE_FILE_MODE,
       });
     }
     await Deno.remove(path);

@@ -55,9 +55,13 @@ export function sha256(text: string): string {
  * the old file or the new one. The original's permissions are kept; a
  * symlink is followed and its target replaced.
  */
-export async function writeTextAtomic(path: string, text: string): Promise<void> {
+export async function writeTextAtomic(
+  path: string,
+  text: string,
+  newFileMode = 0o644,
+): Promise<void> {
   const target = await resolveSymlink(path);
-  let mode = 0o644;
+  let mode = newFileMode;
   try {
     mode = (await Deno.stat(target)).mode ?? mode;
   } catch (error) {

@@ -7,15 +7,10 @@
  * @module
  */
 import { join } from "node:path";
+import { makePrivateFolder, PRIVATE_FILE_MODE } from "../core/private_files.ts";
 import { VantageError } from "../core/errors.ts";
 import { type InstallEnvironment, installStateDirectory } from "./environment.ts";
-import {
-  ensureFolder,
-  readTextIfExists,
-  removeFile,
-  removeFolderIfEmpty,
-  writeTextAtomic,
-} from "./file_io.ts";
+import { readTextIfExists, removeFile, removeFolderIfEmpty, writeTextAtomic } from "./file_io.ts";
 
 /** One file an install changed. */
 export interface FileRecord {
@@ -74,8 +69,9 @@ export async function writeInstallRecord(
   const path = recordPath(environment, record.adapter);
   const text = JSON.stringify(record, null, 2) + "\n";
   if (await readTextIfExists(path).catch(() => undefined) === text) return;
-  await ensureFolder(installStateDirectory(environment));
-  await writeTextAtomic(path, text);
+  // Records live in the data home: private like everything else there.
+  await makePrivateFolder(installStateDirectory(environment));
+  await writeTextAtomic(path, text, PRIVATE_FILE_MODE);
 }
 
 /** Deletes an adapter's record, and the record folder when it is left empty. */

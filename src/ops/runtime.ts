@@ -5,6 +5,7 @@
  * @module
  */
 import { resolvePaths, type VantagePaths } from "../core/config.ts";
+import { makePrivateFolderSync } from "../core/private_files.ts";
 import { type DatabaseSync, openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
 import { openMessageIndex } from "../store/message_index.ts";
@@ -45,7 +46,11 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
       return paths.userHome;
     }
   });
-  services.provide(DATABASE, () => openDatabase(paths.database), (db) => {
+  services.provide(DATABASE, () => {
+    // The data home holds agents' prompts, transcripts and documents: its owner's only.
+    makePrivateFolderSync(paths.home);
+    return openDatabase(paths.database);
+  }, (db) => {
     closeDocsIndex(db);
     db.close();
   });

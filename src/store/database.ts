@@ -7,9 +7,10 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { VantageError } from "../core/errors.ts";
+import { makeFilesPrivate, PRIVATE_FOLDER_MODE, sqliteFiles } from "../core/private_files.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
 
 /** The SQLite connection type, re-exported so callers never import node:sqlite themselves. */
@@ -42,7 +43,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   const readOnly = options.readOnly ?? false;
   if (!readOnly && path !== ":memory:") {
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      // A folder made here holds the store: only its owner may enter it.
+      if (!existsSync(dirname(path))) {
+        mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_FOLDER_MODE });
+      }
     } catch (error) {
       throw new VantageError(
         "unavailable",
@@ -67,6 +71,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
     });
   }
   if (readOnly) return db;
+  // Before WAL mode makes its -wal and -shm files: SQLite gives them the database file's mode.
+  if (path !== ":memory:") makeFilesPrivate(...sqliteFiles(path));
   try {
     // WAL is a property of the file; setting it again is a no-op.
     if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");

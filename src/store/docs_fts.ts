@@ -21,6 +21,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { basename, dirname, join } from "node:path";
+import { makeFilesPrivate, sqliteFiles } from "../core/private_files.ts";
 import { isCorruptionError, storeFailure, transaction } from "./database.ts";
 import { prepared, readState, writeState } from "./docs_statements.ts";
 
@@ -212,6 +213,7 @@ export function replaceDocsIndex(db: DatabaseSync, damaged: string): string {
 function openIndex(db: DatabaseSync, path: string): DatabaseSync {
   if (path === ":memory:") return prepareIndex(db);
   const index = new DatabaseSync(path, { timeout: 5000 });
+  makeFilesPrivate(...sqliteFiles(path));
   try {
     index.exec("PRAGMA journal_mode = WAL");
     index.exec("PRAGMA synchronous = NORMAL");

@@ -31,6 +31,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
+import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "../core/private_files.ts";
 import { type DatabaseSync, joinTransaction, type TransactionParticipant } from "./database.ts";
 import { readState, writeState } from "./docs_statements.ts";
 
@@ -127,9 +128,9 @@ class ChunkPacks implements TransactionParticipant {
   #openPack(pack: number): OpenPack {
     const already = this.#open.find((open) => open.pack === pack);
     if (already !== undefined) return already;
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     // Append mode, so even a writer that broke the one-writer rule could not overwrite bytes.
-    const fd = openSync(this.pathOf(pack), "a");
+    const fd = openSync(this.pathOf(pack), "a", PRIVATE_FILE_MODE);
     const bytes = fstatSync(fd).size;
     const open = { pack, fd, startBytes: bytes, bytes };
     this.#open.push(open);

@@ -8,13 +8,16 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { VantageError } from "../core/errors.ts";
+import { makeFilesPrivate, sqliteFiles } from "../core/private_files.ts";
 import type { MessageRow } from "./agent_reads.ts";
 import { MESSAGE_INDEX_SCHEMA, messageIndexPath } from "./message_index_schema.ts";
 import { MESSAGE_INDEX_WORKER_SOURCE } from "./message_index_worker.ts";
 
 /** Opens (creating when needed) the index file of a store, for searching. */
 export function openMessageIndex(storePath: string): DatabaseSync {
-  const db = new DatabaseSync(messageIndexPath(storePath), { timeout: 5000 });
+  const path = messageIndexPath(storePath);
+  const db = new DatabaseSync(path, { timeout: 5000 });
+  makeFilesPrivate(...sqliteFiles(path));
   db.exec("PRAGMA journal_mode = WAL");
   db.exec(MESSAGE_INDEX_SCHEMA);
   return db;
@@ -60,8 +63,11 @@ export class MessageIndexer {
     const indexer = new MessageIndexer(worker, maxId, onError);
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) => {
-        if (event.data.type === "opened") resolve();
-        else if (event.data.type === "error") {
+        if (event.data.type === "opened") {
+          // The worker may have made the file: it is as private as the store.
+          makeFilesPrivate(...sqliteFiles(messageIndexPath(storePath)));
+          resolve();
+        } else if (event.data.type === "error") {
           reject(new VantageError("unavailable", `message index: ${event.data.message}`));
         }
       };
