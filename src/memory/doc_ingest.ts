@@ -178,6 +178,12 @@ const BATCH_BYTES = 64 * 1024 * 1024;
  * sets it to work sooner.
  */
 const FIRST_BATCH_SHARE = 1 / 16;
+/**
+ * How long one write of a large add holds the store's writer lock before it
+ * commits and lets others in. Commits are cheap (one pack sync, no WAL
+ * sync), and a hook waits at most this long behind a large add.
+ */
+const WRITE_SLICE_MS = 25;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
 /**
@@ -276,11 +282,11 @@ async function addInBatches(
 ): Promise<void> {
   let batch: FileEntry[] = [];
   let batchBytes = 0;
-  const flush = () => {
+  const flush = async () => {
     const work = batch;
     batch = [];
     batchBytes = 0;
-    ingest.storeBatch(work);
+    await ingest.storeBatch(work, options.signal);
     ingest.dispatch();
   };
   ingest.plan(files);
@@ -291,11 +297,11 @@ async function addInBatches(
     batchBytes += file.info?.size ?? fileSize(file.path);
     if (batch.length >= BATCH_FILES * share || batchBytes >= BATCH_BYTES * share) {
       share = Math.min(1, share * 4);
-      flush();
+      await flush();
       await pause(options.signal);
     }
   }
-  if (batch.length > 0) flush();
+  if (batch.length > 0) await flush();
   await ingest.finish();
 }
 
@@ -507,6 +513,8 @@ class Ingest {
     const opensSnapshot = !this.#snapshotOpened;
     const embedded = this.#embedded;
     const applied = this.#applied;
+    const changesBefore = this.#changes.length;
+    const jobsBefore = this.#jobs.length;
     try {
       transaction(this.db, () => {
         if (opensSnapshot) upsertSnapshot(this.db, this.#snapshotRow!);
@@ -522,8 +530,8 @@ class Ingest {
       // queued was rolled back with it.
       this.#embedded = embedded.concat(this.#embedded);
       this.#applied = applied.concat(this.#applied);
-      this.#changes = [];
-      this.#jobs = [];
+      this.#changes.length = Math.min(this.#changes.length, changesBefore);
+      this.#jobs.length = Math.min(this.#jobs.length, jobsBefore);
       throw error;
     }
     if (this.#worker?.indexes !== true) {
@@ -550,18 +558,30 @@ class Ingest {
     for (const doc of documents) this.#balance.plan(kindOf(doc.name), doc.bytes.length);
   }
 
-  /** Stores a batch of files in one write, timing it for the estimates. */
-  storeBatch(files: readonly FileEntry[]): void {
-    const started = performance.now();
-    this.#embeddingMs = 0;
+  /**
+   * Stores a batch of files, timing it for the estimates: in writes of at
+   * most about {@linkcode WRITE_SLICE_MS} each, with a pause between them, so
+   * that other writers of the store (a hook, another agent's add) wait for
+   * the writer lock no longer than one slice.
+   */
+  async storeBatch(files: readonly FileEntry[], signal: AbortSignal | undefined): Promise<void> {
+    let next = 0;
+    let ms = 0;
     const bytes = { text: 0, binary: 0 };
-    this.write(() => {
-      for (const file of files) {
-        this.addFile(file);
-        bytes[kindOf(file.path)] += file.info?.size ?? 0;
-      }
-    });
-    this.#balance.mainDone(bytes, performance.now() - started - this.#embeddingMs);
+    while (next < files.length) {
+      if (next > 0) await pause(signal);
+      const started = performance.now();
+      this.#embeddingMs = 0;
+      this.write(() => {
+        do {
+          const file = files[next++];
+          this.addFile(file);
+          bytes[kindOf(file.path)] += file.info?.size ?? 0;
+        } while (next < files.length && performance.now() - started < WRITE_SLICE_MS);
+      });
+      ms += performance.now() - started - this.#embeddingMs;
+    }
+    this.#balance.mainDone(bytes, ms);
   }
 
   addFile(file: FileEntry): void {

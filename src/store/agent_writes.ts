@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "./database.ts";
+import { type DatabaseSync, writing } from "./database.ts";
 import type { EventInput, MessageInput, SessionFacts, UsageInput } from "./agent_records.ts";
 
 /** Inserts a hook event once per delivery id; false when it was already stored. */
@@ -16,57 +16,59 @@ export function insertHookEvent(
   deliveryId: string,
   receivedAt: number,
 ): boolean {
-  const inserted = db.prepare(`
-    INSERT OR IGNORE INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
-      tool_name, tool_use_id, file_path, command, command_prefix, success, error, duration_ms,
-      prompt, model, received_at, raw)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `).run(
-    deliveryId,
-    event.agent,
-    event.session_id,
-    event.cwd ?? null,
-    event.project ?? event.cwd ?? null,
-    event.event_type,
-    event.ts,
-    event.tool_name ?? null,
-    event.tool_use_id ?? null,
-    event.file_path ?? null,
-    event.command ?? null,
-    event.command_prefix ?? null,
-    event.success === undefined ? null : event.success ? 1 : 0,
-    event.error ?? null,
-    event.duration_ms ?? null,
-    event.prompt ?? null,
-    event.model ?? null,
-    receivedAt,
-    JSON.stringify(event.raw ?? {}),
-  );
-  if (Number(inserted.changes) === 0) return false;
-  db.prepare(`
-    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-      transcript_path, has_hooks, event_count)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
-    ON CONFLICT (session_id) DO UPDATE SET
-      cwd = coalesce(excluded.cwd, sessions.cwd),
-      project = coalesce(sessions.project, excluded.project),
-      started_at = min(sessions.started_at, excluded.started_at),
-      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
-      model = coalesce(excluded.model, sessions.model),
-      transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
-      has_hooks = 1,
-      event_count = sessions.event_count + 1
-  `).run(
-    event.session_id,
-    event.agent,
-    event.cwd ?? null,
-    event.project ?? event.cwd ?? null,
-    event.ts,
-    event.ts,
-    event.model ?? null,
-    event.transcript_path ?? null,
-  );
-  return true;
+  return writing(db, () => {
+    const inserted = db.prepare(`
+      INSERT OR IGNORE INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
+        tool_name, tool_use_id, file_path, command, command_prefix, success, error, duration_ms,
+        prompt, model, received_at, raw)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `).run(
+      deliveryId,
+      event.agent,
+      event.session_id,
+      event.cwd ?? null,
+      event.project ?? event.cwd ?? null,
+      event.event_type,
+      event.ts,
+      event.tool_name ?? null,
+      event.tool_use_id ?? null,
+      event.file_path ?? null,
+      event.command ?? null,
+      event.command_prefix ?? null,
+      event.success === undefined ? null : event.success ? 1 : 0,
+      event.error ?? null,
+      event.duration_ms ?? null,
+      event.prompt ?? null,
+      event.model ?? null,
+      receivedAt,
+      JSON.stringify(event.raw ?? {}),
+    );
+    if (Number(inserted.changes) === 0) return false;
+    db.prepare(`
+      INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
+        transcript_path, has_hooks, event_count)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
+      ON CONFLICT (session_id) DO UPDATE SET
+        cwd = coalesce(excluded.cwd, sessions.cwd),
+        project = coalesce(sessions.project, excluded.project),
+        started_at = min(sessions.started_at, excluded.started_at),
+        last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
+        model = coalesce(excluded.model, sessions.model),
+        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
+        has_hooks = 1,
+        event_count = sessions.event_count + 1
+    `).run(
+      event.session_id,
+      event.agent,
+      event.cwd ?? null,
+      event.project ?? event.cwd ?? null,
+      event.ts,
+      event.ts,
+      event.model ?? null,
+      event.transcript_path ?? null,
+    );
+    return true;
+  });
 }
 
 /** Counts of what a transcript batch actually added. */
@@ -83,32 +85,34 @@ export function upsertSessionFacts(
   facts: SessionFacts,
   transcriptPath?: string,
 ): void {
-  db.prepare(`
-    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-      git_branch, title, parent_session_id, transcript_path)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (session_id) DO UPDATE SET
-      cwd = coalesce(sessions.cwd, excluded.cwd),
-      project = coalesce(sessions.project, excluded.project),
-      started_at = min(sessions.started_at, excluded.started_at),
-      model = coalesce(excluded.model, sessions.model),
-      git_branch = coalesce(excluded.git_branch, sessions.git_branch),
-      title = coalesce(excluded.title, sessions.title),
-      parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
-      transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path)
-  `).run(
-    facts.session_id,
-    facts.agent,
-    facts.cwd ?? null,
-    facts.cwd ?? null,
-    facts.started_at,
-    facts.started_at,
-    facts.model ?? null,
-    facts.git_branch ?? null,
-    facts.title ?? null,
-    facts.parent_session_id ?? null,
-    transcriptPath ?? null,
-  );
+  return writing(db, () => {
+    db.prepare(`
+      INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
+        git_branch, title, parent_session_id, transcript_path)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (session_id) DO UPDATE SET
+        cwd = coalesce(sessions.cwd, excluded.cwd),
+        project = coalesce(sessions.project, excluded.project),
+        started_at = min(sessions.started_at, excluded.started_at),
+        model = coalesce(excluded.model, sessions.model),
+        git_branch = coalesce(excluded.git_branch, sessions.git_branch),
+        title = coalesce(excluded.title, sessions.title),
+        parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
+        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path)
+    `).run(
+      facts.session_id,
+      facts.agent,
+      facts.cwd ?? null,
+      facts.cwd ?? null,
+      facts.started_at,
+      facts.started_at,
+      facts.model ?? null,
+      facts.git_branch ?? null,
+      facts.title ?? null,
+      facts.parent_session_id ?? null,
+      transcriptPath ?? null,
+    );
+  });
 }
 
 /** Per-session sums of a batch, applied with one upsert per session. */
@@ -212,42 +216,44 @@ function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void 
 
 /** Stores messages (once per key) and bumps their sessions' counters. */
 export function insertMessages(db: DatabaseSync, messages: readonly MessageInput[]): number {
-  if (messages.length === 0) return 0;
-  const insert = db.prepare(`
-    INSERT OR IGNORE INTO messages (session_id, agent, message_key, ts, role, message_type, text,
-      tool_name, tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `);
-  const deltas = new Map<string, SessionDelta>();
-  let added = 0;
-  for (const m of messages) {
-    const result = insert.run(
-      m.session_id,
-      m.agent,
-      m.message_key,
-      m.ts,
-      m.role,
-      m.message_type,
-      m.text,
-      m.tool_name ?? null,
-      m.tool_use_id ?? null,
-      m.is_error === undefined ? null : m.is_error ? 1 : 0,
-      m.model ?? null,
-      m.cwd ?? null,
-      m.file_path ?? null,
-      m.command_prefix ?? null,
-      m.subagent_id ?? null,
-    );
-    if (Number(result.changes) === 0) continue;
-    added++;
-    const delta = deltaFor(deltas, m.session_id, m.agent, m.ts);
-    delta.messages++;
-    if (m.message_type === "tool_use") delta.toolCalls++;
-    if (delta.cwd === null && m.cwd !== undefined) delta.cwd = m.cwd;
-    if (m.model !== undefined) delta.model = m.model;
-  }
-  applyDeltas(db, deltas);
-  return added;
+  return writing(db, () => {
+    if (messages.length === 0) return 0;
+    const insert = db.prepare(`
+      INSERT OR IGNORE INTO messages (session_id, agent, message_key, ts, role, message_type, text,
+        tool_name, tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `);
+    const deltas = new Map<string, SessionDelta>();
+    let added = 0;
+    for (const m of messages) {
+      const result = insert.run(
+        m.session_id,
+        m.agent,
+        m.message_key,
+        m.ts,
+        m.role,
+        m.message_type,
+        m.text,
+        m.tool_name ?? null,
+        m.tool_use_id ?? null,
+        m.is_error === undefined ? null : m.is_error ? 1 : 0,
+        m.model ?? null,
+        m.cwd ?? null,
+        m.file_path ?? null,
+        m.command_prefix ?? null,
+        m.subagent_id ?? null,
+      );
+      if (Number(result.changes) === 0) continue;
+      added++;
+      const delta = deltaFor(deltas, m.session_id, m.agent, m.ts);
+      delta.messages++;
+      if (m.message_type === "tool_use") delta.toolCalls++;
+      if (delta.cwd === null && m.cwd !== undefined) delta.cwd = m.cwd;
+      if (m.model !== undefined) delta.model = m.model;
+    }
+    applyDeltas(db, deltas);
+    return added;
+  });
 }
 
 /**
@@ -259,49 +265,51 @@ export function insertUsage(
   records: readonly UsageInput[],
   priceOf: (record: UsageInput) => number,
 ): number {
-  if (records.length === 0) return 0;
-  const insert = db.prepare(`
-    INSERT OR IGNORE INTO usage (usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, reasoning_tokens, context_window, cost_usd)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `);
-  const deltas = new Map<string, SessionDelta>();
-  let added = 0;
-  for (const u of records) {
-    const cost = priceOf(u);
-    const result = insert.run(
-      u.usage_key,
-      u.session_id,
-      u.agent,
-      u.ts,
-      u.model ?? null,
-      u.input_tokens,
-      u.output_tokens,
-      u.cache_read_tokens,
-      u.cache_write_tokens,
-      u.reasoning_tokens,
-      u.context_window ?? null,
-      cost,
-    );
-    if (Number(result.changes) === 0) continue;
-    added++;
-    const delta = deltaFor(deltas, u.session_id, u.agent, u.ts);
-    delta.input += u.input_tokens;
-    delta.output += u.output_tokens;
-    delta.cacheRead += u.cache_read_tokens;
-    delta.cacheWrite += u.cache_write_tokens;
-    delta.reasoning += u.reasoning_tokens;
-    delta.cost += cost;
-    if (u.model !== undefined) delta.model = u.model;
-    if (u.context_window !== undefined) delta.contextWindow = u.context_window;
-    if (u.ts >= delta.contextAt) {
-      // What the model saw on its latest call: fresh input plus everything read from or written to cache.
-      delta.context = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
-      delta.contextAt = u.ts;
+  return writing(db, () => {
+    if (records.length === 0) return 0;
+    const insert = db.prepare(`
+      INSERT OR IGNORE INTO usage (usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, reasoning_tokens, context_window, cost_usd)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `);
+    const deltas = new Map<string, SessionDelta>();
+    let added = 0;
+    for (const u of records) {
+      const cost = priceOf(u);
+      const result = insert.run(
+        u.usage_key,
+        u.session_id,
+        u.agent,
+        u.ts,
+        u.model ?? null,
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_read_tokens,
+        u.cache_write_tokens,
+        u.reasoning_tokens,
+        u.context_window ?? null,
+        cost,
+      );
+      if (Number(result.changes) === 0) continue;
+      added++;
+      const delta = deltaFor(deltas, u.session_id, u.agent, u.ts);
+      delta.input += u.input_tokens;
+      delta.output += u.output_tokens;
+      delta.cacheRead += u.cache_read_tokens;
+      delta.cacheWrite += u.cache_write_tokens;
+      delta.reasoning += u.reasoning_tokens;
+      delta.cost += cost;
+      if (u.model !== undefined) delta.model = u.model;
+      if (u.context_window !== undefined) delta.contextWindow = u.context_window;
+      if (u.ts >= delta.contextAt) {
+        // What the model saw on its latest call: fresh input plus everything read from or written to cache.
+        delta.context = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
+        delta.contextAt = u.ts;
+      }
     }
-  }
-  applyDeltas(db, deltas);
-  return added;
+    applyDeltas(db, deltas);
+    return added;
+  });
 }
 
 /** Where a transcript file's reading stopped, with the parser's state at that point. */
@@ -338,24 +346,26 @@ export function saveTranscriptCursor(
   cursor: TranscriptCursor,
   now: number,
 ): void {
-  db.prepare(`
-    INSERT INTO transcript_files (path, agent, byte_offset, file_size, parser_state, lines, malformed,
-      unknown_types, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (path) DO UPDATE SET byte_offset = excluded.byte_offset, file_size = excluded.file_size,
-      parser_state = excluded.parser_state, lines = excluded.lines, malformed = excluded.malformed,
-      unknown_types = excluded.unknown_types, updated_at = excluded.updated_at
-  `).run(
-    cursor.path,
-    cursor.agent,
-    cursor.byte_offset,
-    cursor.file_size,
-    cursor.parser_state,
-    cursor.lines,
-    cursor.malformed,
-    cursor.unknown_types,
-    now,
-  );
+  return writing(db, () => {
+    db.prepare(`
+      INSERT INTO transcript_files (path, agent, byte_offset, file_size, parser_state, lines, malformed,
+        unknown_types, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (path) DO UPDATE SET byte_offset = excluded.byte_offset, file_size = excluded.file_size,
+        parser_state = excluded.parser_state, lines = excluded.lines, malformed = excluded.malformed,
+        unknown_types = excluded.unknown_types, updated_at = excluded.updated_at
+    `).run(
+      cursor.path,
+      cursor.agent,
+      cursor.byte_offset,
+      cursor.file_size,
+      cursor.parser_state,
+      cursor.lines,
+      cursor.malformed,
+      cursor.unknown_types,
+      now,
+    );
+  });
 }
 
 /** Every stored cursor (for the start-up scan). */

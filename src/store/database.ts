@@ -10,7 +10,12 @@ import { DatabaseSync } from "node:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { VantageError } from "../core/errors.ts";
-import { makeFilesPrivate, PRIVATE_FOLDER_MODE, sqliteFiles } from "../core/private_files.ts";
+import {
+  makeFilesPrivate,
+  PRIVATE_FILE_MODE,
+  PRIVATE_FOLDER_MODE,
+  sqliteFiles,
+} from "../core/private_files.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
 
 /** The SQLite connection type, re-exported so callers never import node:sqlite themselves. */
@@ -71,6 +76,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
     });
   }
   if (readOnly) return db;
+  if (path !== ":memory:") WRITER_LOCKS.set(db, writerLockOf(path));
   // Before WAL mode makes its -wal and -shm files: SQLite gives them the database file's mode.
   if (path !== ":memory:") makeFilesPrivate(...sqliteFiles(path));
   try {
@@ -201,6 +207,74 @@ export interface TransactionParticipant {
   afterCommit(): void;
 }
 
+/**
+ * The store's cross-process writer lock: an exclusive `flock` on
+ * `<store>.lock`, held by one connection of one process at a time around
+ * each write transaction. SQLite's own write lock keeps the file sound; this
+ * one keeps writers in line. A writer waiting on SQLite's lock polls with
+ * sleeps of up to 100 ms and can be overtaken every time by a busy writer
+ * that takes the lock again at once, so a hook could wait seconds behind a
+ * large add; a writer waiting on this lock is woken by the kernel the moment
+ * it is released. One lock file per store, opened once per thread and shared
+ * by its connections (a nested wait on the same file would never end).
+ */
+class WriterLock {
+  #file: Deno.FsFile | undefined;
+  #depth = 0;
+
+  constructor(readonly path: string) {}
+
+  acquire(): void {
+    if (this.#depth > 0) {
+      this.#depth++;
+      return;
+    }
+    try {
+      this.#file ??= Deno.openSync(this.path, {
+        read: true,
+        write: true,
+        create: true,
+        mode: PRIVATE_FILE_MODE,
+      });
+      this.#file.lockSync(true);
+    } catch (error) {
+      throw new VantageError(
+        "unavailable",
+        `cannot take the store's writer lock ${this.path}: ${messageOf(error)}`,
+        { cause: error, details: { file: this.path } },
+      );
+    }
+    this.#depth = 1;
+  }
+
+  release(): void {
+    if (this.#depth === 0) return;
+    if (--this.#depth > 0) return;
+    try {
+      this.#file?.unlockSync();
+    } catch {
+      // Closing the file releases it too.
+      this.#file?.close();
+      this.#file = undefined;
+    }
+  }
+}
+
+/** This thread's writer lock of each store file. */
+const LOCKS_BY_FILE = new Map<string, WriterLock>();
+/** The writer lock of each read-write store connection. */
+const WRITER_LOCKS = new WeakMap<DatabaseSync, WriterLock>();
+
+function writerLockOf(path: string): WriterLock {
+  const file = `${path}.lock`;
+  let lock = LOCKS_BY_FILE.get(file);
+  if (lock === undefined) {
+    lock = new WriterLock(file);
+    LOCKS_BY_FILE.set(file, lock);
+  }
+  return lock;
+}
+
 /** The participants of the transaction {@linkcode transaction} is running on each connection. */
 const PARTICIPANTS = new WeakMap<DatabaseSync, Set<TransactionParticipant>>();
 
@@ -235,6 +309,24 @@ export function transaction<T>(db: DatabaseSync, work: () => T): T {
       "a store transaction was started while another was open on the same connection",
     );
   }
+  const lock = WRITER_LOCKS.get(db);
+  lock?.acquire();
+  try {
+    return runTransaction(db, work);
+  } finally {
+    lock?.release();
+  }
+}
+
+/**
+ * Runs `work` inside one immediate transaction, or inside the one already
+ * open on `db`: for store functions that write and may be called either way.
+ */
+export function writing<T>(db: DatabaseSync, work: () => T): T {
+  return db.isTransaction ? work() : transaction(db, work);
+}
+
+function runTransaction<T>(db: DatabaseSync, work: () => T): T {
   try {
     db.exec("BEGIN IMMEDIATE");
   } catch (error) {

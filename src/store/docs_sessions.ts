@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "./database.ts";
+import { type DatabaseSync, writing } from "./database.ts";
 import { prepared } from "./docs_statements.ts";
 
 /** One session. */
@@ -46,24 +46,28 @@ export function startSession(
   description: string | null,
   now: number,
 ): void {
-  prepared(db, "UPDATE docs_sessions SET is_current = 0 WHERE is_current = 1 AND session_id <> ?")
-    .run(id);
-  prepared(
-    db,
-    `INSERT INTO docs_sessions (session_id, label, description, started_at, stopped_at, is_current)
-     VALUES (?, ?, ?, ?, NULL, 1)
-     ON CONFLICT (session_id) DO UPDATE SET is_current = 1, stopped_at = NULL,
-       label = coalesce(excluded.label, label),
-       description = coalesce(excluded.description, description)`,
-  ).run(id, label, description, now);
+  return writing(db, () => {
+    prepared(db, "UPDATE docs_sessions SET is_current = 0 WHERE is_current = 1 AND session_id <> ?")
+      .run(id);
+    prepared(
+      db,
+      `INSERT INTO docs_sessions (session_id, label, description, started_at, stopped_at, is_current)
+       VALUES (?, ?, ?, ?, NULL, 1)
+       ON CONFLICT (session_id) DO UPDATE SET is_current = 1, stopped_at = NULL,
+         label = coalesce(excluded.label, label),
+         description = coalesce(excluded.description, description)`,
+    ).run(id, label, description, now);
+  });
 }
 
 /** Closes a session; it stops being current. */
 export function stopSession(db: DatabaseSync, id: string, now: number): void {
-  prepared(
-    db,
-    "UPDATE docs_sessions SET is_current = 0, stopped_at = ? WHERE session_id = ?",
-  ).run(now, id);
+  return writing(db, () => {
+    prepared(
+      db,
+      "UPDATE docs_sessions SET is_current = 0, stopped_at = ? WHERE session_id = ?",
+    ).run(now, id);
+  });
 }
 
 /** Sessions, newest first. */
@@ -88,13 +92,15 @@ export function pinDocuments(
   ids: readonly number[],
   now: number,
 ): number {
-  const statement = prepared(
-    db,
-    "INSERT OR IGNORE INTO docs_session_pins (session_id, document_id, pinned_at) VALUES (?, ?, ?)",
-  );
-  let added = 0;
-  for (const id of ids) added += Number(statement.run(sessionId, id, now).changes);
-  return added;
+  return writing(db, () => {
+    const statement = prepared(
+      db,
+      "INSERT OR IGNORE INTO docs_session_pins (session_id, document_id, pinned_at) VALUES (?, ?, ?)",
+    );
+    let added = 0;
+    for (const id of ids) added += Number(statement.run(sessionId, id, now).changes);
+    return added;
+  });
 }
 
 /** Unpins documents from a session; returns how many were pinned. */
@@ -103,13 +109,15 @@ export function unpinDocuments(
   sessionId: string,
   ids: readonly number[],
 ): number {
-  const statement = prepared(
-    db,
-    "DELETE FROM docs_session_pins WHERE session_id = ? AND document_id = ?",
-  );
-  let removed = 0;
-  for (const id of ids) removed += Number(statement.run(sessionId, id).changes);
-  return removed;
+  return writing(db, () => {
+    const statement = prepared(
+      db,
+      "DELETE FROM docs_session_pins WHERE session_id = ? AND document_id = ?",
+    );
+    let removed = 0;
+    for (const id of ids) removed += Number(statement.run(sessionId, id).changes);
+    return removed;
+  });
 }
 
 /** Counts documents pinned to a session. */
@@ -141,13 +149,15 @@ export function recordServedSuggestions(
   served: string,
   now: number,
 ): void {
-  prepared(
-    db,
-    "INSERT INTO docs_suggestions_served (session_id, query_key, served, ts) VALUES (?, ?, ?, ?)",
-  ).run(sessionId, queryKey, served, now);
-  prepared(
-    db,
-    `DELETE FROM docs_suggestions_served WHERE session_id = ? AND id NOT IN
-       (SELECT id FROM docs_suggestions_served WHERE session_id = ? ORDER BY id DESC LIMIT 25)`,
-  ).run(sessionId, sessionId);
+  return writing(db, () => {
+    prepared(
+      db,
+      "INSERT INTO docs_suggestions_served (session_id, query_key, served, ts) VALUES (?, ?, ?, ?)",
+    ).run(sessionId, queryKey, served, now);
+    prepared(
+      db,
+      `DELETE FROM docs_suggestions_served WHERE session_id = ? AND id NOT IN
+         (SELECT id FROM docs_suggestions_served WHERE session_id = ? ORDER BY id DESC LIMIT 25)`,
+    ).run(sessionId, sessionId);
+  });
 }

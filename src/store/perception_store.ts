@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "./database.ts";
+import { type DatabaseSync, writing } from "./database.ts";
 
 /** A recorded build or test run. */
 export interface BuildRunRow {
@@ -36,21 +36,23 @@ export type BuildRunInput = Omit<BuildRunRow, "id">;
 
 /** Records a build run; returns its id. */
 export function insertBuildRun(db: DatabaseSync, run: BuildRunInput): number {
-  const result = db.prepare(
-    `INSERT INTO build_runs (tag, command, cwd, project, started_at, duration_ms, exit_code, errors, output_tail)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    run.tag,
-    run.command,
-    run.cwd,
-    run.project,
-    run.started_at,
-    run.duration_ms,
-    run.exit_code,
-    run.errors,
-    run.output_tail,
-  );
-  return Number(result.lastInsertRowid);
+  return writing(db, () => {
+    const result = db.prepare(
+      `INSERT INTO build_runs (tag, command, cwd, project, started_at, duration_ms, exit_code, errors, output_tail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      run.tag,
+      run.command,
+      run.cwd,
+      run.project,
+      run.started_at,
+      run.duration_ms,
+      run.exit_code,
+      run.errors,
+      run.output_tail,
+    );
+    return Number(result.lastInsertRowid);
+  });
 }
 
 /** The latest build runs, of one tag or of any, newest first. */
@@ -92,17 +94,19 @@ export interface FileChangeRow {
 
 /** Records a file change. */
 export function insertFileChange(db: DatabaseSync, change: FileChangeRow): void {
-  db.prepare(
-    `INSERT INTO file_changes (project, path, kind, ts, source, session_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    change.project,
-    change.path,
-    change.kind,
-    change.ts,
-    change.source,
-    change.session_id,
-    change.agent,
-  );
+  return writing(db, () => {
+    db.prepare(
+      `INSERT INTO file_changes (project, path, kind, ts, source, session_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      change.project,
+      change.path,
+      change.kind,
+      change.ts,
+      change.source,
+      change.session_id,
+      change.agent,
+    );
+  });
 }
 
 /** File changes in a project (or every project when null) since a time, newest first. */
@@ -146,9 +150,11 @@ export interface GitMoveRow {
 
 /** Records a git move. */
 export function insertGitMove(db: DatabaseSync, move: GitMoveRow): void {
-  db.prepare(
-    `INSERT INTO git_moves (project, ts, kind, branch, from_ref, to_ref, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(move.project, move.ts, move.kind, move.branch, move.from_ref, move.to_ref, move.summary);
+  return writing(db, () => {
+    db.prepare(
+      `INSERT INTO git_moves (project, ts, kind, branch, from_ref, to_ref, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(move.project, move.ts, move.kind, move.branch, move.from_ref, move.to_ref, move.summary);
+  });
 }
 
 /** Git moves in a project (or all when null) since a time, newest first. */
@@ -254,10 +260,12 @@ export function saveProjectState(
   state: string,
   refreshedAt: number,
 ): void {
-  db.prepare(
-    `INSERT INTO project_state (root, state, refreshed_at) VALUES (?, ?, ?)
-     ON CONFLICT (root) DO UPDATE SET state = excluded.state, refreshed_at = excluded.refreshed_at`,
-  ).run(root, state, refreshedAt);
+  return writing(db, () => {
+    db.prepare(
+      `INSERT INTO project_state (root, state, refreshed_at) VALUES (?, ?, ?)
+       ON CONFLICT (root) DO UPDATE SET state = excluded.state, refreshed_at = excluded.refreshed_at`,
+    ).run(root, state, refreshedAt);
+  });
 }
 
 /** A session's anomaly history, for suppression: one row per fingerprint. */
@@ -305,32 +313,34 @@ export type AnomalyEmission =
 
 /** Records one emission (every emission is logged) and marks the anomaly active. */
 export function recordEmission(db: DatabaseSync, emission: AnomalyEmission, now: number): void {
-  db.prepare(`
-    INSERT INTO anomalies (session_id, project, kind, severity, channel, fingerprint, evidence, suggestion,
-      related_files, first_emitted_at, last_emitted_at, emit_count, resolved_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, NULL)
-    ON CONFLICT (session_id, fingerprint) DO UPDATE SET
-      severity = excluded.severity, channel = excluded.channel, evidence = excluded.evidence,
-      suggestion = excluded.suggestion, related_files = excluded.related_files,
-      first_emitted_at = excluded.first_emitted_at, last_emitted_at = excluded.last_emitted_at,
-      emit_count = anomalies.emit_count + 1, resolved_at = NULL
-  `).run(
-    emission.session_id,
-    emission.project,
-    emission.kind,
-    emission.severity,
-    emission.channel,
-    emission.fingerprint,
-    emission.evidence,
-    emission.suggestion,
-    JSON.stringify(emission.related_files),
-    emission.first_emitted_at,
-    now,
-  );
-  db.prepare(`
-    INSERT INTO anomaly_emissions (anomaly_id, ts, channel)
-    SELECT id, ?, ? FROM anomalies WHERE session_id = ? AND fingerprint = ?
-  `).run(now, emission.channel, emission.session_id, emission.fingerprint);
+  return writing(db, () => {
+    db.prepare(`
+      INSERT INTO anomalies (session_id, project, kind, severity, channel, fingerprint, evidence, suggestion,
+        related_files, first_emitted_at, last_emitted_at, emit_count, resolved_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, NULL)
+      ON CONFLICT (session_id, fingerprint) DO UPDATE SET
+        severity = excluded.severity, channel = excluded.channel, evidence = excluded.evidence,
+        suggestion = excluded.suggestion, related_files = excluded.related_files,
+        first_emitted_at = excluded.first_emitted_at, last_emitted_at = excluded.last_emitted_at,
+        emit_count = anomalies.emit_count + 1, resolved_at = NULL
+    `).run(
+      emission.session_id,
+      emission.project,
+      emission.kind,
+      emission.severity,
+      emission.channel,
+      emission.fingerprint,
+      emission.evidence,
+      emission.suggestion,
+      JSON.stringify(emission.related_files),
+      emission.first_emitted_at,
+      now,
+    );
+    db.prepare(`
+      INSERT INTO anomaly_emissions (anomaly_id, ts, channel)
+      SELECT id, ?, ? FROM anomalies WHERE session_id = ? AND fingerprint = ?
+    `).run(now, emission.channel, emission.session_id, emission.fingerprint);
+  });
 }
 
 /** Marks an anomaly resolved (the agent fixed what it was about). */
@@ -340,9 +350,11 @@ export function resolveAnomaly(
   fingerprint: string,
   now: number,
 ): void {
-  db.prepare(
-    "UPDATE anomalies SET resolved_at = ? WHERE session_id = ? AND fingerprint = ? AND resolved_at IS NULL",
-  ).run(now, sessionId, fingerprint);
+  return writing(db, () => {
+    db.prepare(
+      "UPDATE anomalies SET resolved_at = ? WHERE session_id = ? AND fingerprint = ? AND resolved_at IS NULL",
+    ).run(now, sessionId, fingerprint);
+  });
 }
 
 /** The snapshot last injected into a session, if any. */
@@ -362,10 +374,12 @@ export function saveInjection(
   snapshot: string,
   now: number,
 ): void {
-  db.prepare(
-    `INSERT INTO injections (session_id, snapshot, ts) VALUES (?, ?, ?)
-     ON CONFLICT (session_id) DO UPDATE SET snapshot = excluded.snapshot, ts = excluded.ts`,
-  ).run(sessionId, snapshot, now);
+  return writing(db, () => {
+    db.prepare(
+      `INSERT INTO injections (session_id, snapshot, ts) VALUES (?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET snapshot = excluded.snapshot, ts = excluded.ts`,
+    ).run(sessionId, snapshot, now);
+  });
 }
 
 /** A session's hook events since a time (agent, time and stored payload), oldest first. */
