@@ -216,6 +216,8 @@ export class PerceptionEngine {
     }
     const decision = applySuppression(findings, log, now);
     const byFingerprint = new Map(decision.emit.map((f) => [f.fingerprint, f]));
+    // Nothing to record is the common case: no write, so no wait for the writer lock.
+    if (decision.entries.length === 0) return decision.emit.length;
     transaction(db, () => {
       for (const entry of decision.entries) {
         if (entry.event === "resolved") {
