@@ -243,31 +243,65 @@ export const ABANDONED_AFTER_MS = 10_000;
 /**
  * Applies whatever has been queued for {@linkcode ABANDONED_AFTER_MS} (or
  * `minAgeMs`) and is not being applied by this process. Texts are read back
- * from the content store; applying a change twice is harmless. Called before
- * every search; costs one query when nothing is waiting. Must not run inside
- * a store transaction.
+ * from the content store; applying a change twice is harmless. Costs one
+ * query when nothing is waiting. Must not run inside a store transaction.
+ * {@linkcode catchUpDocsIndexGently} is the form a search uses.
  */
 export function catchUpDocsIndex(db: DatabaseSync, minAgeMs = ABANDONED_AFTER_MS): number {
-  docsIndex(db);
-  if (!indexChangesQueued(db, minAgeMs)) return 0;
-  const inFlight = IN_FLIGHT.get(db) ?? new Set<number>();
-  let applied = 0;
-  let after = 0;
-  for (;;) {
-    const page = queuedIndexChanges(db, 256, after, minAgeMs);
-    if (page.length === 0) return applied;
-    after = page[page.length - 1].seq;
-    const queued = page.filter((change) => !inFlight.has(change.seq));
-    const changes: IndexChange[] = queued.map((change) => {
-      if (change.op !== "add") return change;
-      const doc = documentById(db, change.id);
-      // Superseded or deleted since: its own remove is queued too, or it is gone.
-      if (doc === undefined || doc.is_latest !== 1) return { ...change, op: "remove" };
-      // A damaged document (no text) is still found by its title and path.
-      return { ...change, title: doc.title, path: doc.path, text: storedText(db, doc) };
-    });
+  const catchUp = new CatchUp(db, minAgeMs);
+  while (catchUp.step(256));
+  return catchUp.applied;
+}
+
+/**
+ * {@linkcode catchUpDocsIndex} in small steps with a pause between them, so
+ * a search that finds thousands of changes left by a killed add does not
+ * hold its process (a whole server) for seconds.
+ */
+export async function catchUpDocsIndexGently(
+  db: DatabaseSync,
+  minAgeMs = ABANDONED_AFTER_MS,
+): Promise<number> {
+  const catchUp = new CatchUp(db, minAgeMs);
+  while (catchUp.step(16)) await new Promise((resolve) => setTimeout(resolve, 0));
+  return catchUp.applied;
+}
+
+/** One catch-up's position in the queue. */
+class CatchUp {
+  applied = 0;
+  #after = 0;
+  #done: boolean;
+
+  constructor(readonly db: DatabaseSync, readonly minAgeMs: number) {
+    docsIndex(db);
+    this.#done = !indexChangesQueued(db, minAgeMs);
+  }
+
+  /** Applies up to `limit` more changes; false once none are left. */
+  step(limit: number): boolean {
+    if (this.#done) return false;
+    const db = this.db;
+    const page = queuedIndexChanges(db, limit, this.#after, this.minAgeMs);
+    if (page.length === 0) {
+      this.#done = true;
+      return false;
+    }
+    this.#after = page[page.length - 1].seq;
+    const inFlight = IN_FLIGHT.get(db) ?? new Set<number>();
+    const changes: IndexChange[] = page.filter((change) => !inFlight.has(change.seq)).map(
+      (change) => {
+        if (change.op !== "add") return change;
+        const doc = documentById(db, change.id);
+        // Superseded or deleted since: its own remove is queued too, or it is gone.
+        if (doc === undefined || doc.is_latest !== 1) return { ...change, op: "remove" };
+        // A damaged document (no text) is still found by its title and path.
+        return { ...change, title: doc.title, path: doc.path, text: storedText(db, doc) };
+      },
+    );
     applyOwnChanges(db, changes);
-    applied += changes.length;
+    this.applied += changes.length;
+    return true;
   }
 }
 

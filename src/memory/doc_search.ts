@@ -24,7 +24,7 @@ import {
 } from "../store/docs_fts.ts";
 import { transaction } from "../store/database.ts";
 import {
-  catchUpDocsIndex,
+  catchUpDocsIndexGently,
   embedPending,
   markVectorsComplete,
   storedText,
@@ -126,7 +126,7 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
   const fusion = { ...DEFAULT_FUSION, ...request.fusion };
   const depth = Math.max(fusion.depth, request.limit);
   // Changes a stopped process left queued are indexed first.
-  catchUpDocsIndex(db);
+  await catchUpDocsIndexGently(db);
   // The documents a narrowing filter allows, looked up once for every leg.
   const allow = allowed(db, request.filter);
   switch (request.mode) {
