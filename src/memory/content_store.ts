@@ -13,10 +13,11 @@
  */
 import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
-import type { DatabaseSync } from "../store/database.ts";
+import { type DatabaseSync, transaction } from "../store/database.ts";
 import {
   addChunkReferences,
   chunkExists,
+  compactChunkPacks,
   contentExists,
   contentManifest,
   contentSize,
@@ -331,7 +332,23 @@ function readVerifiedChunk(
   return data;
 }
 
-/** Deletes chunks no content references any more; returns how many and the bytes freed. */
+/**
+ * Deletes chunks no content references any more (inside the caller's
+ * transaction); returns how many and the bytes freed. Follow it with
+ * {@linkcode compactPacks} once the transaction has committed.
+ */
 export function collectGarbage(db: DatabaseSync): { chunks: number; bytes: number } {
   return deleteUnreferencedChunks(db);
+}
+
+/** Bytes of chunks one compaction transaction copies at most (about 25 ms of work). */
+const COMPACTION_STEP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Removes packs nothing uses and rewrites packs mostly unused, in
+ * transactions of its own that each copy at most a few MiB, so other writers
+ * never wait long behind it. Must not run inside a transaction.
+ */
+export function compactPacks(db: DatabaseSync): void {
+  while (transaction(db, () => compactChunkPacks(db, COMPACTION_STEP_BYTES)));
 }

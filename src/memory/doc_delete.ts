@@ -16,7 +16,7 @@ import {
 import { releaseContentIfUnused } from "../store/docs_chunks.ts";
 import { deleteEmptySnapshots } from "../store/docs_snapshots.ts";
 import { bumpCounter } from "../store/docs_statements.ts";
-import { collectGarbage } from "./content_store.ts";
+import { collectGarbage, compactPacks } from "./content_store.ts";
 import { applyOwnChanges, unindexDocument } from "./doc_index.ts";
 import type { IndexChange } from "../store/docs_fts.ts";
 import { findDocuments } from "./doc_read.ts";
@@ -94,6 +94,7 @@ export function deleteDocuments(db: DatabaseSync, request: DeleteRequest): Delet
     report.bytes_freed = freed.bytes;
     bumpCounter(db, "index_generation");
   });
+  if (report.chunks_freed > 0) compactPacks(db);
   applyOwnChanges(db, changes);
   return report;
 }

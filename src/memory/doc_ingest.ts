@@ -37,6 +37,7 @@ import {
 import { bumpCounter, useBulkWriteSettings } from "../store/docs_statements.ts";
 import {
   collectGarbage,
+  compactPacks,
   filePieces,
   MAX_IN_MEMORY_BYTES,
   putContent,
@@ -805,11 +806,13 @@ class Ingest {
         `indexing on a worker failed (${this.#workerFailure.message}); the main thread indexed the documents and semantic search will embed them later`,
       );
     }
+    let freed = 0;
     this.write(() => {
       refreshSnapshotCount(this.db, this.#snapshotId);
       // Chunks given back by a file that changed while it was stored.
-      collectGarbage(this.db);
+      freed = collectGarbage(this.db).chunks;
     });
+    if (freed > 0) compactPacks(this.db);
     // Changes the worker could not apply (it failed) are applied here.
     applyOwnChanges(this.db, this.#failed);
     this.#failed = [];

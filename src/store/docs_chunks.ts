@@ -175,18 +175,16 @@ export function releaseContentIfUnused(db: DatabaseSync, hash: string): boolean 
 }
 
 /**
- * Deletes every chunk no content references; returns how many and their
- * stored bytes. Packs left mostly unused are then compacted.
+ * Deletes every chunk no content references (inside the caller's
+ * transaction); returns how many and their stored bytes. Packs this leaves
+ * unused or mostly unused are dealt with by {@linkcode compactChunkPacks}.
  */
 export function deleteUnreferencedChunks(db: DatabaseSync): { chunks: number; bytes: number } {
   const row = prepared(
     db,
     "SELECT count(*) AS chunks, coalesce(sum(stored_size), 0) AS bytes FROM docs_chunks WHERE ref_count <= 0",
   ).get() as { chunks: number; bytes: number };
-  if (row.chunks > 0) {
-    prepared(db, "DELETE FROM docs_chunks WHERE ref_count <= 0").run();
-    compactChunkPacks(db);
-  }
+  if (row.chunks > 0) prepared(db, "DELETE FROM docs_chunks WHERE ref_count <= 0").run();
   return { chunks: row.chunks, bytes: row.bytes };
 }
 
@@ -196,13 +194,16 @@ const COMPACT_LIVE_SHARE = 0.5;
 const COMPACT_MIN_WASTE_BYTES = 1024 * 1024;
 
 /**
- * Inside a transaction: schedules every pack nothing uses for removal, and
- * copies the chunks still used out of packs mostly unused so those can go
- * too. Removal waits for COMMIT, so a rollback loses nothing.
+ * One step of pack compaction, inside a transaction of its own: schedules
+ * packs nothing uses for removal, and copies chunks still used out of packs
+ * mostly unused — at most about `budgetBytes` of them — removing such a pack
+ * once it is empty. Removal waits for COMMIT, so a rollback loses nothing.
+ * Returns true when more remains to copy: the caller commits and calls again,
+ * so a large compaction never holds the writer lock for long.
  */
-function compactChunkPacks(db: DatabaseSync): void {
+export function compactChunkPacks(db: DatabaseSync, budgetBytes: number): boolean {
   const files = listPackFiles(db);
-  if (files.length === 0) return;
+  if (files.length === 0) return false;
   const live = new Map<number, number>();
   const usage = prepared(
     db,
@@ -217,22 +218,32 @@ function compactChunkPacks(db: DatabaseSync): void {
     if (used === 0) return true;
     return used < file.bytes * COMPACT_LIVE_SHARE && file.bytes - used >= COMPACT_MIN_WASTE_BYTES;
   });
-  if (candidates.length === 0) return;
+  if (candidates.length === 0) return false;
   // The pack appends go to can only be emptied once appends go elsewhere.
   if (candidates.some((file) => file.pack === current)) rotatePack(db);
+  let budget = budgetBytes;
   for (const file of candidates) {
+    const moved = moveChunksOutOf(db, file.pack, budget);
+    if (moved.left > 0) return true;
+    budget -= moved.bytes;
     // A chunk that could not be read stays where it is, so its pack stays too (and its damage
     // keeps being reported by reads, rather than vanishing with the file).
-    if (moveChunksOutOf(db, file.pack) > 0) continue;
+    if (moved.unreadable > 0) continue;
     if (!removePackAfterCommit(db, file.pack)) break;
   }
+  return false;
 }
 
 /**
- * Copies every chunk still in `pack` that can be read to the current pack;
- * returns how many could not be read.
+ * Copies chunks still in `pack` that can be read to the current pack, until
+ * `budgetBytes` are copied; says how many bytes it copied, how many readable
+ * chunks are left, and how many could not be read.
  */
-function moveChunksOutOf(db: DatabaseSync, pack: number): number {
+function moveChunksOutOf(
+  db: DatabaseSync,
+  pack: number,
+  budgetBytes: number,
+): { bytes: number; left: number; unreadable: number } {
   const rows = prepared(
     db,
     "SELECT hash, stored_size, pack_offset FROM docs_chunks WHERE pack = ? ORDER BY pack_offset",
@@ -241,18 +252,21 @@ function moveChunksOutOf(db: DatabaseSync, pack: number): number {
     db,
     "UPDATE docs_chunks SET data = ?, pack = ?, pack_offset = ? WHERE hash = ?",
   );
+  let bytes = 0;
   let unreadable = 0;
-  for (const row of rows) {
-    let bytes: Uint8Array;
+  for (const [index, row] of rows.entries()) {
+    if (bytes >= budgetBytes) return { bytes, left: rows.length - index, unreadable };
+    let data: Uint8Array;
     try {
-      bytes = readFromPack(db, { pack, offset: row.pack_offset }, row.stored_size);
+      data = readFromPack(db, { pack, offset: row.pack_offset }, row.stored_size);
     } catch {
       unreadable++;
       continue;
     }
-    relocate.run(...place(db, bytes), row.hash);
+    relocate.run(...place(db, data), row.hash);
+    bytes += row.stored_size;
   }
-  return unreadable;
+  return { bytes, left: 0, unreadable };
 }
 
 /** Totals of the block store. */

@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { putContent, readContent } from "../../src/memory/content_store.ts";
+import { compactPacks, putContent, readContent } from "../../src/memory/content_store.ts";
 import { compressChunk } from "../../src/memory/compression.ts";
 import { sha256Hex } from "../../src/memory/content_hash.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../../src/store/database.ts";
-import { deleteUnreferencedChunks, insertChunk, readChunk } from "../../src/store/docs_chunks.ts";
+import {
+  compactChunkPacks,
+  deleteUnreferencedChunks,
+  insertChunk,
+  readChunk,
+} from "../../src/store/docs_chunks.ts";
 import {
   currentPackNumber,
   listPackFiles,
@@ -350,6 +355,7 @@ Deno.test("compaction moves the chunks it can read and keeps a damaged pack for 
       db.prepare("UPDATE docs_chunks SET ref_count = 0 WHERE hash = ?").run(sha256Hex(large));
       return deleteUnreferencedChunks(db);
     });
+    compactPacks(db);
     assert.deepEqual(freed, { chunks: 1, bytes: 3_000_000 });
     assert.deepEqual(listPackFiles(db).map((file) => file.pack), [1, 2]);
     assert.deepEqual(readChunk(db, sha256Hex(readable))!.data, readable);
@@ -357,5 +363,32 @@ Deno.test("compaction moves the chunks it can read and keeps a damaged pack for 
     assert.equal((where.get(sha256Hex(readable)) as { pack: number }).pack, 2);
     assert.equal((where.get(sha256Hex(cut)) as { pack: number }).pack, 1);
     assert.throws(() => readChunk(db, sha256Hex(cut)), /pack-1\.vpk ends before byte 3400000/);
+  });
+});
+
+Deno.test("compaction copies a mostly unused pack in steps of a bounded size, each its own transaction", () => {
+  withDatabaseFile("vantage-packs-steps-", (db) => {
+    const chunks = Array.from({ length: 30 }, () => noise(100_000));
+    transaction(db, () => {
+      for (const bytes of chunks) insertChunk(db, sha256Hex(bytes), bytes.length, bytes);
+    });
+    // Twenty of thirty chunks go: a third of the pack is still used, 2 MB of it is waste.
+    const kept = chunks.slice(20);
+    transaction(db, () => {
+      for (const bytes of chunks.slice(0, 20)) {
+        db.prepare("UPDATE docs_chunks SET ref_count = 0 WHERE hash = ?").run(sha256Hex(bytes));
+      }
+      deleteUnreferencedChunks(db);
+    });
+    let steps = 0;
+    while (transaction(db, () => compactChunkPacks(db, 250_000))) {
+      steps++;
+      // Between steps every chunk reads back, wherever it is now.
+      for (const bytes of kept) assert.deepEqual(readChunk(db, sha256Hex(bytes))!.data, bytes);
+    }
+    // 1 MB to copy, at most about 250 kB a step: several steps, then a last one that finishes.
+    assert.ok(steps >= 3, `${steps} steps`);
+    assert.deepEqual(listPackFiles(db).map((file) => file.pack), [2]);
+    for (const bytes of kept) assert.deepEqual(readChunk(db, sha256Hex(bytes))!.data, bytes);
   });
 });
