@@ -69,10 +69,27 @@ export interface RunningServer {
   events: EventBus;
 }
 
-/** Starts the server. */
+/**
+ * Starts the server, first taking the data home's lock (one `serve` per
+ * home: a `conflict` names the running one). The lock is let go last on
+ * shutdown, after the listener closed, or at once if starting fails.
+ */
 export async function startVantageServer(options: VantageServerOptions): Promise<RunningServer> {
+  const lock = await acquireServerLock(options.paths.home);
+  try {
+    return await startHolding(options, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Everything but the lock: runs while this process holds it. */
+async function startHolding(
+  options: VantageServerOptions,
+  lock: ServerLock,
+): Promise<RunningServer> {
   const { paths, log } = options;
-  const lock: ServerLock = await acquireServerLock(paths.home);
   const services = vantageServices(paths);
   const db = services.get(DATABASE);
   const prices = loadPriceOverrides(paths.home);
@@ -240,8 +257,7 @@ export async function startVantageServer(options: VantageServerOptions): Promise
       indexer.close();
       checkpoint(db);
       services.close();
-      await lock.release();
-    })();
+    })().finally(() => lock.release());
 
   return {
     port,
