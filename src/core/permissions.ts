@@ -51,9 +51,9 @@ export const SERVE_V8_FLAGS = "--v8-flags=--max-semi-space-size=4,--max-old-spac
  * The `deno run` permission flags for one command (for `serve` also its
  * heap settings, {@linkcode SERVE_V8_FLAGS}), scoped to the data home,
  * the agents' folders, the document roots, Vantage's own modules (read),
- * loopback, and starting `executable` (default: this Deno): the hook starts
- * the server with it, and the others run each SQL query in a child process
- * of it, so a query past its time limit can be killed.
+ * loopback, and starting this same Deno: the hook starts the server with it,
+ * and the others run each SQL query in a child process of it, so a query
+ * past its time limit can be killed.
  *
  * @example
  * ```ts
@@ -66,7 +66,6 @@ export function permissionFlags(
   profile: PermissionProfile,
   paths: VantagePaths,
   roots: readonly string[] = documentRoots(),
-  executable: string = Deno.execPath(),
 ): string[] {
   const agents = agentFolders(paths.userHome);
   const program = programRoot();
@@ -86,7 +85,8 @@ export function permissionFlags(
   flags.push("--allow-env=HOME,VANTAGE_*");
   // git for the server's sensors; the runtime itself for the hook (which starts the server when
   // none answers) and for exec_query (whose query processes are this runtime).
-  flags.push(`--allow-run=${profile === "serve" ? `git,${executable}` : executable}`);
+  const self = Deno.execPath();
+  flags.push(`--allow-run=${profile === "serve" ? `git,${self}` : self}`);
   if (profile === "serve") flags.push(SERVE_V8_FLAGS);
   return flags;
 }
