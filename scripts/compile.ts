@@ -4,19 +4,25 @@
  * the internet the first time; where it cannot be fetched this script says
  * so in one line and exits 0 instead of failing the build.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { resolvePaths } from "../src/core/config.ts";
 import { permissionFlags } from "../src/core/permissions.ts";
 
 const root = new URL("..", import.meta.url).pathname;
-const output = Deno.args[0] ?? join(root, "dist", "vantage");
+const output = resolve(Deno.args[0] ?? join(root, "dist", "vantage"));
 // The executable resolves HOME at build time for its permission list, like the shipped tasks.
-const flags = permissionFlags("cli", resolvePaths(), []);
+// It may run git (serve's sensors) and itself: `vantage query-worker` is exec_query's query process.
+const flags = permissionFlags("cli", resolvePaths(), []).filter((flag) =>
+  !flag.startsWith("--allow-run=")
+);
 const args = [
   "compile",
   "--no-prompt",
   ...flags,
-  "--allow-run=git",
+  `--allow-run=git,${output}`,
+  // The CLI imports command modules by computed specifiers, which compile cannot follow.
+  "--include",
+  join(root, "src", "cli", "query_worker.ts"),
   "--output",
   output,
   join(root, "main.ts"),

@@ -27,6 +27,8 @@ export interface CommandEntry {
   summary: string;
   /** Imports the command module. */
   load(): Promise<Command>;
+  /** Left out of the command list: Vantage runs it itself. */
+  hidden?: boolean;
 }
 
 /** Every command, in help order. */
@@ -125,5 +127,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "rm",
     summary: "Delete stored documents by name, glob or hash",
     load: () => loadCommand("rm"),
+  },
+  {
+    name: "query-worker",
+    summary: "Run read-only SQL queries for another Vantage process (internal)",
+    load: () => loadCommand("query_worker"),
+    hidden: true,
   },
 ];

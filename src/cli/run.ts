@@ -11,8 +11,9 @@ import { COMMANDS } from "./registry.ts";
 
 /** The top-level help text. */
 export function topLevelHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  const listed = COMMANDS.filter((c) => c.hidden !== true);
+  const width = Math.max(...listed.map((c) => c.name.length));
+  const lines = listed.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `vantage ${VERSION} — memory and awareness for coding agents
 
 Usage: vantage <command> [options]
@@ -42,7 +43,9 @@ export async function runCli(argv: string[]): Promise<number> {
   const entry = COMMANDS.find((command) => command.name === name);
   if (entry === undefined) {
     writeStderr(
-      `vantage: unknown command '${name}'; commands: ${COMMANDS.map((c) => c.name).join(", ")}`,
+      `vantage: unknown command '${name}'; commands: ${
+        COMMANDS.filter((c) => c.hidden !== true).map((c) => c.name).join(", ")
+      }`,
     );
     return 2;
   }

@@ -50,8 +50,10 @@ export const SERVE_V8_FLAGS = "--v8-flags=--max-semi-space-size=4,--max-old-spac
 /**
  * The `deno run` permission flags for one command (for `serve` also its
  * heap settings, {@linkcode SERVE_V8_FLAGS}), scoped to the data home,
- * the agents' folders, the document roots, Vantage's own modules (read) and
- * loopback.
+ * the agents' folders, the document roots, Vantage's own modules (read),
+ * loopback, and starting this same Deno: the hook starts the server with it,
+ * and the others run each SQL query in a child process of it, so a query
+ * past its time limit can be killed.
  *
  * @example
  * ```ts
@@ -81,12 +83,11 @@ export function permissionFlags(
     flags.push("--allow-net=127.0.0.1,localhost");
   }
   flags.push("--allow-env=HOME,VANTAGE_*");
-  if (profile === "serve") {
-    flags.push("--allow-run=git");
-    flags.push(SERVE_V8_FLAGS);
-  }
-  // The SessionStart hook starts the server when none answers, with this same runtime.
-  if (profile === "hook") flags.push(`--allow-run=${Deno.execPath()}`);
+  // git for the server's sensors; the runtime itself for the hook (which starts the server when
+  // none answers) and for exec_query (whose query processes are this runtime).
+  const self = Deno.execPath();
+  flags.push(`--allow-run=${profile === "serve" ? `git,${self}` : self}`);
+  if (profile === "serve") flags.push(SERVE_V8_FLAGS);
   return flags;
 }
 

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { makePrivateFolder } from "../core/private_files.ts";
 import { join } from "node:path";
 import { VantageError } from "../core/errors.ts";
 
@@ -79,7 +80,7 @@ export async function readServerLock(home: string): Promise<LockInfo | undefined
  * is missing; the lock file is 0600.
  */
 export async function acquireServerLock(home: string): Promise<ServerLock> {
-  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+  await makePrivateFolder(home);
   const path = join(home, LOCK_FILE);
   const file = await takeLock(path);
   const info: LockInfo = { pid: Deno.pid, started_at: Date.now() };

@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { resolvePaths, type VantagePaths } from "../core/config.ts";
+import { readEnv, resolvePaths, type VantagePaths } from "../core/config.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
 import { type DatabaseSync, openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
 import { openMessageIndex } from "../store/message_index.ts";
+import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/readonly_query.ts";
 import { type ServiceKey, serviceKey, Services } from "./services.ts";
 
 /** Where the data home and its files are. */
@@ -24,6 +25,9 @@ export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseS
 
 /** The message search index (a separate file the indexer worker keeps current). */
 export const MESSAGE_INDEX: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("message index");
+
+/** The pool of processes that run read-only SQL queries (`exec_query`, `/api/query`). */
+export const QUERY_RUNNER: ServiceKey<QueryRunner> = serviceKey<QueryRunner>("query runner");
 
 /** The folder the caller works in (an MCP server runs in its agent's project folder). */
 export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
@@ -63,5 +67,22 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     services.get(DATABASE);
     return openDatabase(paths.database, { readOnly: true });
   }, (db) => db.close());
+  services.provide(
+    QUERY_RUNNER,
+    () => new QueryRunner({ databasePath: paths.database, timeoutMs: queryTimeoutMs() }),
+    // Kills the query processes now; their exit is not waited for.
+    (runner) => void runner.close(),
+  );
   return services;
+}
+
+/**
+ * The query time limit from `VANTAGE_QUERY_TIMEOUT_MS` (whole ms, at least
+ * 100; tests shorten it), or the default when unset or not such a number.
+ * `exec_query` never lets it exceed its own limit.
+ */
+export function queryTimeoutMs(): number {
+  const raw = readEnv("VANTAGE_QUERY_TIMEOUT_MS");
+  const value = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(value) && value >= 100 ? value : DEFAULT_QUERY_TIMEOUT_MS;
 }

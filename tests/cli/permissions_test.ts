@@ -10,9 +10,11 @@ Deno.test("shipped tasks use exactly the computed permission sets, never -A", ()
   const paths = resolvePaths(join(home, ".vantage"));
   const expected = { ...paths, userHome: home };
   const repo = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-  // Tasks run from the repository root, so "." there is the program's own folder.
+  // Tasks run from the repository root, so "." there is the program's own folder, and ask the
+  // Deno running them for its own path (the query processes are that Deno).
   const expand = (task: string) =>
-    task.replaceAll("$HOME", home).replace("--allow-read=.,", `--allow-read=${repo},`).split(/\s+/);
+    task.replaceAll("$HOME", home).replace("--allow-read=.,", `--allow-read=${repo},`)
+      .replaceAll(`$(deno eval 'console.log(Deno.execPath())')`, Deno.execPath()).split(/\s+/);
   const start = expand(config.tasks.start);
   const mcp = expand(config.tasks.mcp);
   for (const flag of permissionFlags("serve", expected, [])) assert.ok(start.includes(flag), flag);

@@ -1,14 +1,23 @@
 /**
  * `exec_query`: the escape hatch — one read-only SELECT against the store,
- * run on a read-only connection in a worker, with row and cell caps.
+ * run on a read-only connection in a query process, with row and cell caps
+ * and a time limit that kills the process.
  *
  * @module
  */
 import { z } from "zod";
-import { runReadOnlyQuery } from "../../store/readonly_query.ts";
+import { DEFAULT_QUERY_TIMEOUT_MS } from "../../store/readonly_query.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { DATABASE, PATHS } from "../runtime.ts";
+import { DATABASE, QUERY_RUNNER } from "../runtime.ts";
 import { clamp, READ_ONLY } from "./common.ts";
+
+/**
+ * The longest a query may run, ms. The runner may be configured shorter
+ * (`VANTAGE_QUERY_TIMEOUT_MS`), never longer: the operation's own limit sits
+ * just above it, so the runner's deadline is the one that fires and kills
+ * the query's process, and the executor's only backs it up.
+ */
+export const QUERY_TIME_LIMIT_MS = DEFAULT_QUERY_TIMEOUT_MS;
 
 /** The `agent.exec_query` operation. */
 export const execQueryOperation: Operation = defineOperation({
@@ -34,14 +43,15 @@ export const execQueryOperation: Operation = defineOperation({
   }),
   scopes: ["sql:read"],
   annotations: READ_ONLY,
-  timeoutMs: 21_000,
+  // Room to start a process and kill it after the runner's deadline.
+  timeoutMs: QUERY_TIME_LIMIT_MS + 1_000,
   async run(context, input) {
-    const paths = context.services.get(PATHS);
+    const runner = context.services.get(QUERY_RUNNER);
     context.services.get(DATABASE); // A brand-new home gets its file and schema before the read-only open.
-    return await runReadOnlyQuery(paths.database, input.sql, {
+    return await runner.run(input.sql, {
       rowLimit: clamp(input.row_limit, 1, 1000, 100),
       cellChars: clamp(input.cell_chars, 100, 20_000, 2000),
-      timeoutMs: 20_000,
-    });
+      timeoutMs: Math.min(runner.timeoutMs, QUERY_TIME_LIMIT_MS),
+    }, context.signal);
   },
 });

@@ -1,0 +1,278 @@
+/**
+ * The query process: the program a `QueryRunner` starts to run agent-written
+ * SELECTs away from the server. SQLite's `sqlite3_step` cannot be interrupted
+ * from JavaScript (Deno's `node:sqlite` offers neither `sqlite3_interrupt`
+ * nor a progress handler, and terminating a worker does not stop native
+ * code), so a query past its time limit is stopped by killing the process
+ * that runs it.
+ *
+ * The process opens the store read-only and `query_only`, so SQLite itself
+ * refuses any write; it reads one JSON request per line on its input and
+ * answers each with one JSON line. It imports nothing but `node:sqlite`, so
+ * it starts quickly and needs no permission beyond reading the database
+ * folder.
+ *
+ * Run from source as `deno run --allow-read=<database folder> <this module>
+ * <database>`, or inside a compiled `vantage` as `vantage query-worker
+ * <database>`.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+
+/**
+ * One query to run. Options a later caller needs (for instance the tables a
+ * caller's scopes let it read) are added here as optional fields.
+ */
+export interface QueryRequest {
+  /** Echoed in the answer. */
+  id: number;
+  /** The statement, as the caller wrote it. */
+  sql: string;
+  /** Most rows returned. */
+  rowLimit: number;
+  /** Most characters per cell. */
+  cellChars: number;
+  /** Most characters of the answer's JSON line; a larger result is refused. */
+  maxAnswerChars: number;
+}
+
+/** The result grid. */
+export interface QueryResult {
+  /** Column names. */
+  columns: string[];
+  /** Rows, as arrays in column order. */
+  rows: unknown[][];
+  /** Rows returned. */
+  row_count: number;
+  /** More rows existed than the limit. */
+  truncated: boolean;
+  /** Some cells were cut to the character cap. */
+  cells_truncated: boolean;
+  /** Time spent in SQLite, ms. */
+  execution_ms: number;
+}
+
+/** Why a query was not run or its result not sent. */
+export interface QueryRefusal {
+  /** An error kind of `VantageError` (kept as a string: this module imports nothing). */
+  kind: "invalid_arguments" | "result_too_large";
+  /** What was wrong, in SQLite's own words where SQLite refused. */
+  message: string;
+}
+
+/** One answer line. */
+export type QueryAnswer = { id: number; result: QueryResult } | { id: number; error: QueryRefusal };
+
+/**
+ * Opens `path` for queries: read-only and `query_only`, so no statement can
+ * write through this connection whatever its text.
+ *
+ * @example
+ * ```ts ignore
+ * const db = openQueryConnection("/home/me/.vantage/vantage.db");
+ * ```
+ */
+export function openQueryConnection(path: string): DatabaseSync {
+  const db = new DatabaseSync(path, { readOnly: true, timeout: 2000 });
+  db.exec("PRAGMA query_only = 1");
+  return db;
+}
+
+const LEADING_TRIVIA = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
+const TRIVIA = /--[^\n]*|\/\*[\s\S]*?\*\/|[\s;]/g;
+
+function leadingKeyword(sql: string): string {
+  const body = sql.replace(LEADING_TRIVIA, "");
+  return (/^[A-Za-z]+/.exec(body)?.[0] ?? "").toUpperCase();
+}
+
+function capCell(value: unknown, cellChars: number): { value: unknown; cut: boolean } {
+  if (typeof value === "string") {
+    // Counted in code points, so a cut never splits a surrogate pair.
+    const chars = [...value];
+    if (chars.length <= cellChars) return { value, cut: false };
+    return { value: chars.slice(0, cellChars).join("") + "…", cut: true };
+  }
+  if (value instanceof Uint8Array) return { value: `<blob ${value.length} bytes>`, cut: false };
+  if (typeof value === "bigint") return { value: value.toString(), cut: false };
+  return { value, cut: false };
+}
+
+function refuse(id: number, message: string): QueryAnswer {
+  return { id, error: { kind: "invalid_arguments", message: `query refused: ${message}` } };
+}
+
+function runQuery(db: DatabaseSync, request: QueryRequest): QueryResult | string {
+  const keyword = leadingKeyword(request.sql);
+  if (keyword !== "SELECT" && keyword !== "WITH" && keyword !== "VALUES") {
+    return `only one SELECT statement is accepted; this one starts with '${keyword || "nothing"}'`;
+  }
+  const started = performance.now();
+  // Prepared as written first: SQLite reports syntax errors in the caller's own text, and says
+  // where the first statement ends.
+  const statement = db.prepare(request.sql);
+  const first = statement.sourceSQL;
+  if (request.sql.slice(first.length).replace(TRIVIA, "") !== "") {
+    return "only one statement is accepted; remove everything after the first ';'";
+  }
+  // Run as a subquery: only a query can stand there (a write, even behind WITH or with
+  // RETURNING, is a syntax error), and SQLite applies the row cap; the extra row shows truncation.
+  // The newlines end a trailing `--` comment before the closing parenthesis.
+  const body = first.replace(/;\s*$/, "");
+  const wrapped = db.prepare(`SELECT * FROM (\n${body}\n) LIMIT ${request.rowLimit + 1}`);
+  // Arrays keep every column, even two with the same name; the typings lag behind the runtime.
+  (wrapped as unknown as { setReturnArrays(enabled: boolean): void }).setReturnArrays(true);
+  const columns = wrapped.columns().map((column) => column.name);
+  const found = wrapped.all() as unknown as unknown[][];
+  let cellsTruncated = false;
+  const rows = found.slice(0, request.rowLimit).map((row) =>
+    row.map((cell) => {
+      const capped = capCell(cell, request.cellChars);
+      if (capped.cut) cellsTruncated = true;
+      return capped.value;
+    })
+  );
+  return {
+    columns,
+    rows,
+    row_count: rows.length,
+    truncated: found.length > request.rowLimit,
+    cells_truncated: cellsTruncated,
+    execution_ms: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Runs one request on `db` and returns its answer line (without the
+ * newline). A statement SQLite refuses, or that is not one SELECT, is an
+ * `invalid_arguments` refusal carrying SQLite's message.
+ *
+ * @example
+ * ```ts ignore
+ * const db = openQueryConnection(path);
+ * answerQuery(db, { id: 1, sql: "SELECT 1", rowLimit: 10, cellChars: 100, maxAnswerChars: 1e6 });
+ * ```
+ */
+export function answerQuery(db: DatabaseSync, request: QueryRequest): string {
+  let answer: QueryAnswer;
+  try {
+    const outcome = runQuery(db, request);
+    answer = typeof outcome === "string"
+      ? refuse(request.id, outcome)
+      : { id: request.id, result: outcome };
+  } catch (error) {
+    answer = refuse(request.id, error instanceof Error ? error.message : String(error));
+  }
+  const line = JSON.stringify(answer);
+  if (line.length <= request.maxAnswerChars) return line;
+  // The parent would have to hold all of it: refuse here, where only this process pays.
+  return JSON.stringify(
+    {
+      id: request.id,
+      error: {
+        kind: "result_too_large",
+        message:
+          `the query's result is ${line.length} characters of JSON, more than the ${request.maxAnswerChars} a query may return; ask for fewer rows or shorter cells (row_limit, cell_chars)`,
+      },
+    } satisfies QueryAnswer,
+  );
+}
+
+/**
+ * The lines of a byte stream, without their newlines; a last line without
+ * a newline is yielded too. Long lines are joined once, not grown chunk by
+ * chunk.
+ *
+ * @example
+ * ```ts ignore
+ * for await (const line of readLines(Deno.stdin.readable)) console.error(line);
+ * ```
+ */
+export async function* readLines(input: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let parts: string[] = [];
+  for await (const chunk of input.pipeThrough(new TextDecoderStream())) {
+    let start = 0;
+    let end = chunk.indexOf("\n");
+    while (end !== -1) {
+      parts.push(chunk.slice(start, end));
+      yield parts.join("");
+      parts = [];
+      start = end + 1;
+      end = chunk.indexOf("\n", start);
+    }
+    if (start < chunk.length) parts.push(chunk.slice(start));
+  }
+  if (parts.length > 0) yield parts.join("");
+}
+
+/**
+ * Serves requests read from `input` on a read-only connection to
+ * `databasePath`, one at a time, writing one answer line each to `output`,
+ * until `input` ends.
+ *
+ * @example
+ * ```ts ignore
+ * await serveQueryProcess(Deno.args[0], Deno.stdin.readable, Deno.stdout.writable);
+ * ```
+ */
+export async function serveQueryProcess(
+  databasePath: string,
+  input: ReadableStream<Uint8Array>,
+  output: WritableStream<Uint8Array>,
+): Promise<void> {
+  const db = openQueryConnection(databasePath);
+  const writer = output.getWriter();
+  const encoder = new TextEncoder();
+  try {
+    for await (const line of readLines(input)) {
+      if (line.trim() === "") continue;
+      const request = JSON.parse(line) as QueryRequest;
+      await writer.write(encoder.encode(answerQuery(db, request) + "\n"));
+    }
+  } finally {
+    writer.releaseLock();
+    db.close();
+  }
+}
+
+// Runs beside the main thread, which a query can hold for as long as it runs.
+const WATCHDOG_SOURCE = `
+const parent = Deno.ppid;
+setInterval(() => {
+  if (Deno.ppid !== parent) Deno.kill(Deno.pid, "SIGKILL");
+}, 500);
+`;
+
+/**
+ * Kills this process once its parent is gone. The parent kills a query past
+ * its deadline, but a parent that crashed or was killed cannot, and a
+ * runaway query would then spin on with nobody to answer; a worker thread
+ * still runs while the main thread is inside SQLite. Returns the function
+ * that stops watching (so the process can end when its input does).
+ *
+ * @example
+ * ```ts ignore
+ * const stopWatching = exitWithParent();
+ * await serveQueryProcess(path, Deno.stdin.readable, Deno.stdout.writable);
+ * stopWatching();
+ * ```
+ */
+export function exitWithParent(): () => void {
+  const watchdog = new Worker(
+    `data:application/javascript,${encodeURIComponent(WATCHDOG_SOURCE)}`,
+    { type: "module" },
+  );
+  return () => watchdog.terminate();
+}
+
+if (import.meta.main) {
+  const databasePath = Deno.args[0];
+  if (databasePath === undefined) throw new Error("usage: readonly_query_process.ts <database>");
+  const stopWatching = exitWithParent();
+  try {
+    await serveQueryProcess(databasePath, Deno.stdin.readable, Deno.stdout.writable);
+  } finally {
+    stopWatching();
+  }
+}
