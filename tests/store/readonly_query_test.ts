@@ -151,7 +151,10 @@ Deno.test("query runner: a full pool makes a query wait; the killed process is r
 
 Deno.test("query runner: an aborted call kills its query; extra idle processes are stopped", async () => {
   const { path, remove } = await store();
-  const runner = new QueryRunner({ databasePath: path, timeoutMs: 20_000, idleMs: 200 });
+  // Long enough that, on a loaded machine, no process has been idle that long by the time the
+  // slowest of the three has started and answered.
+  const idleMs = 3000;
+  const runner = new QueryRunner({ databasePath: path, timeoutMs: 20_000, idleMs });
   try {
     await Promise.all([
       runner.run("SELECT 1", CAPS),
@@ -159,7 +162,7 @@ Deno.test("query runner: an aborted call kills its query; extra idle processes a
       runner.run("SELECT 3", CAPS),
     ]);
     assert.equal(runner.pids.length, 3, "overlapping queries got a process each");
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, idleMs + 600));
     assert.equal(runner.pids.length, 1, "one process stays warm, the others were stopped");
 
     const [warm] = runner.pids;

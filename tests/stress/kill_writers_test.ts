@@ -13,6 +13,15 @@ const ROUNDS = Number(Deno.env.get("VANTAGE_KILL_ROUNDS") ?? "12");
 const KINDS = ["cli", "mcp-serve", "serve", "hook"] as const;
 type Kind = typeof KINDS[number];
 
+/** SIGKILL, unless the process has finished already. */
+function kill(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // It finished before it could be killed.
+  }
+}
+
 /** A pause of `min` to `max` ms. */
 function pause(min: number, max: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
@@ -64,8 +73,8 @@ Deno.test({
         ]);
         await pause(300, 2500);
         if (victim === "cli") {
-          (await treeAdd.child).kill("SIGKILL");
-          for (const add of cliAdds) (await add.child).kill("SIGKILL");
+          kill(await treeAdd.child);
+          for (const add of cliAdds) kill(await add.child);
         } else if (victim === "mcp-serve") {
           await roundMcps[0].kill("SIGKILL");
           mcps = mcps.filter((mcp) => mcp !== roundMcps[0]);
