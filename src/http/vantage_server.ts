@@ -133,8 +133,15 @@ export async function startVantageServer(options: VantageServerOptions): Promise
         if (!result.stored && !result.duplicate) {
           log.warn("spooled hook rejected", { reason: result.reason });
         }
+      }, (entry, error) => {
+        log.error("spooled hook failed; kept for the next replay", {
+          delivery_id: entry.delivery_id.slice(0, 64),
+          error: String(error),
+        });
       });
-      if (counts.entries > 0) log.info("replayed spooled hooks", { ...counts });
+      if (counts.entries > 0 || counts.failed > 0) {
+        log.info("replayed spooled hooks", { ...counts });
+      }
     } catch (error) {
       log.error("spool replay failed", { error: String(error) });
     }
@@ -196,6 +203,7 @@ export async function startVantageServer(options: VantageServerOptions): Promise
     services,
     events,
     promptsDir: paths.prompts,
+    log,
   });
 
   const abort = new AbortController();
