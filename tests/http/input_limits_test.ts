@@ -171,6 +171,37 @@ Deno.test("HTTP input limits: bad input is a 4xx naming what was wrong", async (
         /^\?cwd is 6000 characters long/,
       );
       await expectRefusal(await handler(get("/api/ops?cwd=%2Fa%00b")), 400, /^\?cwd .* control/);
+      // A refusal repeats at most an excerpt of a huge value, not the value.
+      const long = "z".repeat(20_000);
+      const echoes: [Request, number, RegExp][] = [
+        [
+          hookRequest(HOOK, { "content-type": `application/${long}` }),
+          415,
+          /got 'application\/z{52}…' \(20012 characters\)$/,
+        ],
+        [
+          get("/api/ops", { origin: `http://${long}` }),
+          403,
+          /^origin 'http:\/\/z{57}…' \(20007 characters\) is not allowed$/,
+        ],
+        [
+          get("/api/ops", { host: long }),
+          403,
+          /^host 'z{64}…' \(20000 characters\) is not allowed$/,
+        ],
+        [
+          hookRequest(HOOK, { "x-vantage-agent": `a${long}`.slice(0, 128) }),
+          400,
+          /unknown agent 'a{1}z{63}…' \(128 characters\)/,
+        ],
+      ];
+      for (const [request, status, message] of echoes) {
+        const response = await handler(request);
+        const error = await errorOf(response);
+        assert.equal(response.status, status, error.message);
+        assert.match(error.message, message);
+        assert.ok(error.message.length < 300, String(error.message.length));
+      }
     });
 
     await t.step("a bad Last-Event-ID is a 400, a good one resumes", async () => {
