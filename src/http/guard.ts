@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { excerpt } from "../core/limits.ts";
 import { HttpError } from "./responses.ts";
 
 /** What the guard allows. */
@@ -48,7 +49,7 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
     // Bound to every interface, any name may reach us; the token is what guards that case.
     const wildcard = options.bindHost === "0.0.0.0" || options.bindHost === "::";
     if (!wildcard && !allowed.has(name)) {
-      throw new HttpError("forbidden", `host '${hostHeader}' is not allowed`, 403);
+      throw new HttpError("forbidden", `host ${excerpt(hostHeader)} is not allowed`, 403);
     }
   }
   const origin = request.headers.get("origin");
@@ -57,11 +58,11 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
     try {
       originHost = new URL(origin).hostname;
     } catch {
-      throw new HttpError("forbidden", `origin '${origin}' is not allowed`, 403);
+      throw new HttpError("forbidden", `origin ${excerpt(origin)} is not allowed`, 403);
     }
     const bracketed = originHost.includes(":") ? `[${originHost}]` : originHost;
     if (!allowed.has(originHost) && !allowed.has(bracketed)) {
-      throw new HttpError("forbidden", `origin '${origin}' is not allowed`, 403);
+      throw new HttpError("forbidden", `origin ${excerpt(origin)} is not allowed`, 403);
     }
   }
   const authorization = request.headers.get("authorization");

@@ -7,10 +7,24 @@
  * Every request passes the Host/Origin guard; `/api/*` and `/mcp` also need
  * the bearer token when the server listens beyond loopback.
  *
+ * Bad input is the client's fault and is answered 4xx naming the header,
+ * parameter or field that was wrong and what is accepted; 500 is left for
+ * Vantage's own faults, and those are logged.
+ *
  * @module
  */
+import {
+  EPOCH_MS_RANGE,
+  excerpt,
+  hasControlCharacter,
+  NAME_MAX_CHARS,
+  plausibleEpochMs,
+} from "../core/limits.ts";
+import type { Logger } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
+import { DELIVERY_ID_MAX_CHARS } from "../ingest/hook_limits.ts";
 import type { HookDelivery, IntakeResult } from "../ingest/hook_intake.ts";
+import { AGENT_NAMES, parseAgentName } from "../ingest/types.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { DEFAULT_SCOPES } from "../ops/scopes.ts";
 import type { Services } from "../ops/services.ts";
@@ -20,6 +34,7 @@ import { type GuardOptions, guardRequest } from "./guard.ts";
 import { callerFromRequest } from "./http_caller.ts";
 import { handleMcp, surfaceOf } from "./mcp_http.ts";
 import { listOperations, type OpsContext, runOperation, runQuery } from "./ops_routes.ts";
+import { boundedParam, readParam } from "./params.ts";
 import {
   errorResponse,
   HttpError,
@@ -55,6 +70,8 @@ export interface HandlerDependencies {
   bodyLimit?: number;
   /** Serve the dashboard pages (default true). */
   dashboard?: boolean;
+  /** Where internal faults (the 500s) are logged (default: nowhere). */
+  log?: Logger;
 }
 
 /** A request handler. */
@@ -101,13 +118,13 @@ export function createHandler(deps: HandlerDependencies): Handler {
       }
       if (path === "/api/ops") {
         requireMethod(request, path, "GET");
-        return listOperations(ops(), callerFromRequest(request, url, granted), url);
+        return listOperations(ops(), callerFromRequest(request, url, granted), request, url);
       }
       if (path.startsWith("/api/ops/")) {
         requireMethod(request, path, "POST");
         const context = ops();
         const caller = callerFromRequest(request, url, granted);
-        const operationId = decodeURIComponent(path.slice("/api/ops/".length));
+        const operationId = operationIdOf(path);
         const args = await readJsonObject(request, bodyLimit);
         return await runOperation(context, caller, operationId, args, request.signal);
       }
@@ -148,11 +165,50 @@ export function createHandler(deps: HandlerDependencies): Handler {
       throw new HttpError("not_found", `no route for ${request.method} ${path}`);
     } catch (error) {
       if (error instanceof HttpError) return errorResponse(error);
+      // Everything a client can get wrong was answered above: this is a fault of ours.
+      deps.log?.error("request failed", {
+        method: request.method,
+        path: excerpt(safePath(request.url), 200),
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
       return errorResponse(
         new HttpError("internal_error", error instanceof Error ? error.message : String(error)),
       );
     }
   };
+}
+
+function safePath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** The operation id of `/api/ops/<id>`, percent-decoded; 400 when it cannot be one. */
+function operationIdOf(path: string): string {
+  const encoded = path.slice("/api/ops/".length);
+  let id: string;
+  try {
+    id = decodeURIComponent(encoded);
+  } catch {
+    throw new HttpError(
+      "invalid_arguments",
+      `the path ${
+        excerpt(path)
+      } holds a malformed percent-escape; operation ids are names such as agent.list_sessions`,
+    );
+  }
+  if (id.length > NAME_MAX_CHARS || hasControlCharacter(id)) {
+    throw new HttpError(
+      "invalid_arguments",
+      `the path ${
+        excerpt(path)
+      } does not name an operation: ids are at most ${NAME_MAX_CHARS} characters without control characters`,
+    );
+  }
+  return id;
 }
 
 function liveTypes(text: string | null): ReadonlySet<LiveEventType> | undefined {
@@ -162,7 +218,9 @@ function liveTypes(text: string | null): ReadonlySet<LiveEventType> | undefined 
   if (unknown.length > 0) {
     throw new HttpError(
       "invalid_arguments",
-      `unknown event type ${unknown.map((t) => `'${t}'`).join(", ")}; types: ${
+      `?types names unknown event type${unknown.length === 1 ? "" : "s"} ${
+        unknown.slice(0, 5).map((t) => excerpt(t)).join(", ")
+      }${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""}; types: ${
         [...LIVE_TYPES].join(", ")
       }`,
     );
@@ -170,32 +228,82 @@ function liveTypes(text: string | null): ReadonlySet<LiveEventType> | undefined 
   return new Set(types as LiveEventType[]);
 }
 
+/**
+ * The event id to resume after: `Last-Event-ID` (what a reconnecting
+ * EventSource sends) or `?last_event_id=`. The ids this server writes are
+ * non-negative integers; anything else is a 400 rather than a silent replay
+ * from the start.
+ */
 function lastEventId(request: Request, url: URL): number | undefined {
-  const text = request.headers.get("last-event-id") ?? url.searchParams.get("last_event_id");
-  if (text === null) return undefined;
-  const id = Number(text);
-  return Number.isInteger(id) && id >= 0 ? id : undefined;
+  const param = readParam(request, url, { header: "Last-Event-ID" }, { query: "last_event_id" });
+  if (param === undefined || param.value.trim() === "") return undefined;
+  const text = param.value.trim();
+  const id = /^\d{1,15}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(id)) {
+    throw new HttpError(
+      "invalid_arguments",
+      `${param.name} ${excerpt(text)} is not an event id; ids are non-negative integers`,
+    );
+  }
+  return id;
+}
+
+/** The agent of a hook delivery: a known agent name in any accepted spelling; 400 otherwise. */
+function hookAgent(request: Request, url: URL): string {
+  const param = readParam(request, url, { header: "X-Vantage-Agent" }, { query: "agent" });
+  const given = boundedParam(param, NAME_MAX_CHARS, "an agent name");
+  if (param === undefined || given === undefined) {
+    throw new HttpError(
+      "invalid_arguments",
+      `name the agent with the X-Vantage-Agent header or ?agent= (one of ${
+        AGENT_NAMES.join(", ")
+      })`,
+    );
+  }
+  const agent = parseAgentName(given);
+  if (agent === undefined) {
+    throw new HttpError(
+      "invalid_arguments",
+      `${param.name}: unknown agent ${excerpt(given)}; agents: ${AGENT_NAMES.join(", ")}`,
+    );
+  }
+  return agent;
+}
+
+/** When the hook received its payload: `X-Vantage-Received-At`, epoch ms, or now. */
+function receivedAt(request: Request): number {
+  const text = request.headers.get("x-vantage-received-at");
+  if (text === null) return Date.now();
+  const ms = /^\d{1,16}$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!plausibleEpochMs(ms)) {
+    throw new HttpError(
+      "invalid_arguments",
+      `X-Vantage-Received-At ${excerpt(text)} is not a plausible time; it takes ${EPOCH_MS_RANGE}`,
+    );
+  }
+  return ms;
 }
 
 async function takeHook(request: Request, url: URL, deps: HandlerDependencies): Promise<Response> {
   requireJson(request);
-  const agent = request.headers.get("x-vantage-agent") ?? url.searchParams.get("agent");
-  if (agent === null || agent === "") {
-    throw new HttpError(
-      "invalid_arguments",
-      "name the agent with the X-Vantage-Agent header or ?agent=",
-    );
-  }
-  const text = await readBodyText(request, deps.hookBodyLimit ?? 16 * 1024 * 1024);
-  const receivedAt = Number(request.headers.get("x-vantage-received-at") ?? Date.now());
+  const agent = hookAgent(request, url);
+  const deliveryId = boundedParam(
+    readParam(request, url, { header: "X-Vantage-Delivery" }),
+    DELIVERY_ID_MAX_CHARS,
+    "a delivery id",
+  );
+  const event = boundedParam(
+    readParam(request, url, { header: "X-Vantage-Event" }, { query: "event" }),
+    NAME_MAX_CHARS,
+    "a hook event name",
+  );
   const delivery: HookDelivery = {
     agent,
-    delivery_id: request.headers.get("x-vantage-delivery") ?? crypto.randomUUID(),
-    received_at: Number.isFinite(receivedAt) ? receivedAt : Date.now(),
-    payload: text,
+    delivery_id: deliveryId ?? crypto.randomUUID(),
+    received_at: receivedAt(request),
+    payload: await readBodyText(request, deps.hookBodyLimit ?? 16 * 1024 * 1024),
   };
-  const event = request.headers.get("x-vantage-event") ?? url.searchParams.get("event");
-  if (event !== null) delivery.event = event;
+  if (event !== undefined) delivery.event = event;
   const result = deps.takeHook(delivery);
   if (!result.stored && !result.duplicate) {
     throw new HttpError("invalid_arguments", result.reason, 422);

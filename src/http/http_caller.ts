@@ -3,13 +3,17 @@
  * narrowed by an `X-Vantage-Scopes` header when the client asks for less;
  * the folder it works in (`?cwd=` or `X-Vantage-Cwd`), which the agent
  * operations use as "this project"; and the calling agent, when named.
+ * Each is bounded: an over-long or control-character value is a 400 naming
+ * the header or parameter.
  *
  * @module
  */
 import { VantageError } from "../core/errors.ts";
+import { NAME_MAX_CHARS, PATH_MAX_CHARS } from "../core/limits.ts";
 import type { Caller } from "../ops/operation.ts";
 import { scopeGranted } from "../ops/operation.ts";
 import { KNOWN_SCOPES, parseScopes } from "../ops/scopes.ts";
+import { boundedParam, readParam } from "./params.ts";
 import { HttpError } from "./responses.ts";
 
 /** The header a client narrows its scopes with. */
@@ -18,6 +22,9 @@ export const SCOPES_HEADER = "x-vantage-scopes";
 export const CWD_HEADER = "x-vantage-cwd";
 /** The header naming the calling agent. */
 export const AGENT_HEADER = "x-vantage-agent";
+
+/** Longest scope list a client may send (every known scope spelled out fits many times). */
+export const SCOPES_MAX_CHARS = 1024;
 
 /**
  * Builds the caller of a request. A scope list in the header must be a
@@ -28,6 +35,12 @@ export const AGENT_HEADER = "x-vantage-agent";
 export function callerFromRequest(request: Request, url: URL, granted: readonly string[]): Caller {
   let scopes = [...granted];
   const asked = request.headers.get(SCOPES_HEADER);
+  if (asked !== null && asked.length > SCOPES_MAX_CHARS) {
+    throw new HttpError(
+      "invalid_arguments",
+      `X-Vantage-Scopes is ${asked.length} characters long; it takes a comma-separated scope list of at most ${SCOPES_MAX_CHARS} characters`,
+    );
+  }
   if (asked !== null) {
     let parsed: string[];
     try {
@@ -53,9 +66,18 @@ export function callerFromRequest(request: Request, url: URL, granted: readonly 
     scopes = wanted.filter((scope) => scopeGranted(granted, scope));
   }
   const caller: Caller = { scopes };
-  const cwd = url.searchParams.get("cwd") ?? request.headers.get(CWD_HEADER);
-  if (cwd !== null && cwd.trim() !== "") caller.cwd = cwd.trim();
-  const agent = request.headers.get(AGENT_HEADER);
-  if (agent !== null && agent.trim() !== "") caller.agent = agent.trim();
+  const cwd = boundedParam(
+    readParam(request, url, { query: "cwd" }, { header: "X-Vantage-Cwd" }),
+    PATH_MAX_CHARS,
+    "a folder path",
+  );
+  if (cwd !== undefined) caller.cwd = cwd;
+  // An agent Vantage does not know is let through: it only loses "self" filtering.
+  const agent = boundedParam(
+    readParam(request, url, { header: "X-Vantage-Agent" }),
+    NAME_MAX_CHARS,
+    "an agent name",
+  );
+  if (agent !== undefined) caller.agent = agent;
   return caller;
 }

@@ -11,7 +11,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createMcpServer } from "../mcp/server.ts";
 import { buildSurface } from "../mcp/surfaces.ts";
-import { parseSurfaceName, type SurfaceName } from "../mcp/surface.ts";
+import { SURFACE_NAMES, type SurfaceName } from "../mcp/surface.ts";
+import { excerpt } from "../core/limits.ts";
 import type { Caller } from "../ops/operation.ts";
 import type { OpsContext } from "./ops_routes.ts";
 import { HttpError, readBodyText } from "./responses.ts";
@@ -26,18 +27,15 @@ export interface McpHttpContext extends OpsContext {
   bodyLimit: number;
 }
 
-/** The surface named by `?surface=` (default `dex`); 400 for an unknown name. */
+/** The surface named by `?surface=` (default `dex`); 400 naming the choices for an unknown name. */
 export function surfaceOf(url: URL): SurfaceName {
   const name = url.searchParams.get("surface");
   if (name === null || name === "") return "dex";
-  try {
-    return parseSurfaceName(name);
-  } catch (error) {
-    throw new HttpError(
-      "invalid_arguments",
-      error instanceof Error ? error.message : String(error),
-    );
-  }
+  if ((SURFACE_NAMES as readonly string[]).includes(name)) return name as SurfaceName;
+  throw new HttpError(
+    "invalid_arguments",
+    `?surface=${excerpt(name)} is not a surface; choose one of: ${SURFACE_NAMES.join(", ")}`,
+  );
 }
 
 /** Handles one `/mcp` request for `caller`. */

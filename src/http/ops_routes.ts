@@ -7,11 +7,13 @@
  * @module
  */
 import { type ErrorKind, httpStatusFor } from "../core/errors.ts";
+import { excerpt, NAME_MAX_CHARS, QUERY_MAX_CHARS } from "../core/limits.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { executeOperation, type ExecuteResponse } from "../ops/executor.ts";
 import type { Caller } from "../ops/operation.ts";
 import type { Services } from "../ops/services.ts";
-import { json } from "./responses.ts";
+import { boundedParam, readParam } from "./params.ts";
+import { HttpError, json } from "./responses.ts";
 
 /** What the operation routes run against. */
 export interface OpsContext {
@@ -51,10 +53,34 @@ export function statusOf(response: ExecuteResponse): number {
   return 200;
 }
 
-/** GET /api/ops: the operations the caller may run, with their schemas. */
-export function listOperations(context: OpsContext, caller: Caller, url: URL): Response {
-  const query = url.searchParams.get("q") ?? "";
-  const cassette = url.searchParams.get("cassette") ?? undefined;
+/**
+ * GET /api/ops: the operations the caller may run, with their schemas.
+ * `?q=` is bounded search text; `?cassette=` must name a cassette of the
+ * catalog (an unknown one is a 400 listing them, not an empty list).
+ */
+export function listOperations(
+  context: OpsContext,
+  caller: Caller,
+  request: Request,
+  url: URL,
+): Response {
+  const query =
+    boundedParam(readParam(request, url, { query: "q" }), QUERY_MAX_CHARS, "search text") ??
+      "";
+  const cassette = boundedParam(
+    readParam(request, url, { query: "cassette" }),
+    NAME_MAX_CHARS,
+    "a cassette name",
+  );
+  const names = context.catalog.cassettes.map((c) => c.name);
+  if (cassette !== undefined && !names.includes(cassette)) {
+    throw new HttpError(
+      "invalid_arguments",
+      `?cassette=${excerpt(cassette)} is not a cassette of this catalog; cassettes: ${
+        names.join(", ")
+      }`,
+    );
+  }
   const visible = context.catalog.visibleTo(caller).length;
   const found = context.catalog.search(query, caller, { limit: visible, cassette });
   return json({

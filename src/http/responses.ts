@@ -6,6 +6,7 @@
  */
 import { concatBytes } from "../core/bytes.ts";
 import { type ErrorKind, httpStatusFor } from "../core/errors.ts";
+import { excerpt } from "../core/limits.ts";
 
 /** An HTTP failure with a status and the Vantage error object. */
 export class HttpError extends Error {
@@ -85,7 +86,9 @@ export function requireJson(request: Request): void {
   if (!/^application\/([\w.+-]*\+)?json\b/i.test(type.trim())) {
     throw new HttpError(
       "invalid_arguments",
-      `expected a JSON body (content-type: application/json); got '${type || "none"}'`,
+      `expected a JSON body (content-type: application/json); got ${
+        type === "" ? "none" : excerpt(type)
+      }`,
       415,
     );
   }

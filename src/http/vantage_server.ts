@@ -150,8 +150,15 @@ async function startHolding(
         if (!result.stored && !result.duplicate) {
           log.warn("spooled hook rejected", { reason: result.reason });
         }
+      }, (entry, error) => {
+        log.error("spooled hook failed; kept for the next replay", {
+          delivery_id: entry.delivery_id.slice(0, 64),
+          error: String(error),
+        });
       });
-      if (counts.entries > 0) log.info("replayed spooled hooks", { ...counts });
+      if (counts.entries > 0 || counts.failed > 0) {
+        log.info("replayed spooled hooks", { ...counts });
+      }
     } catch (error) {
       log.error("spool replay failed", { error: String(error) });
     }
@@ -213,6 +220,7 @@ async function startHolding(
     services,
     events,
     promptsDir: paths.prompts,
+    log,
   });
 
   const abort = new AbortController();

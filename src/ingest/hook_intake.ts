@@ -1,11 +1,15 @@
 /**
- * The server side of a hook: normalize the payload and store the event once
- * per delivery id.
+ * The server side of a hook: check the delivery's envelope and field
+ * limits, normalize the payload and store the event once per delivery id.
+ * Live deliveries (HTTP) and spooled ones (replay) both come through here,
+ * so both are held to the same rules.
  *
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
 import { insertHookEvent } from "../store/agent_writes.ts";
+import { excerpt } from "../core/limits.ts";
+import { envelopeProblem } from "./hook_limits.ts";
 import { normalizeHookPayload } from "./hook_normalizer.ts";
 import { type AgentName, type HookEvent, parseAgentName } from "./types.ts";
 
@@ -29,11 +33,17 @@ export interface HookDelivery {
   payload: string | unknown;
 }
 
-/** Normalizes and stores one delivery; never throws for bad input. */
+/**
+ * Normalizes and stores one delivery; never throws for bad input (an
+ * unknown agent, an implausible receive time, an identifier over its limit,
+ * a payload that is not a hook), answering the reason instead.
+ */
 export function takeHookDelivery(db: DatabaseSync, delivery: HookDelivery): IntakeResult {
+  const problem = envelopeProblem(delivery);
+  if (problem !== undefined) return { stored: false, duplicate: false, reason: problem };
   const agent: AgentName | undefined = parseAgentName(delivery.agent);
   if (agent === undefined) {
-    return { stored: false, duplicate: false, reason: `unknown agent '${delivery.agent}'` };
+    return { stored: false, duplicate: false, reason: `unknown agent ${excerpt(delivery.agent)}` };
   }
   let payload = delivery.payload;
   if (typeof payload === "string") {

@@ -43,6 +43,8 @@
  * @module
  */
 
+import { plausibleEpochMs } from "../core/limits.ts";
+import { HOOK_TEXT_CAPS, oversizedHookField, RAW_STRING_TAIL } from "./hook_limits.ts";
 import { redactValue } from "./redact.ts";
 import { toolTarget } from "./tool_input.ts";
 import {
@@ -54,6 +56,7 @@ import {
   type NormalizeResult,
 } from "./types.ts";
 import {
+  capStrings,
   firstLines,
   isRecord,
   num,
@@ -326,7 +329,9 @@ function normalize(
 
   const cwd = pickStr(p, "cwd", "workingDirectory", "working_directory");
   const project = pickStr(p, "project_dir", "projectDir", "git_root", "gitRoot") ?? cwd;
-  const ts = parseTimestamp(p.timestamp ?? p.ts ?? p.time) ?? now;
+  // A payload time outside the believable range (a unit mix-up, garbage) is no time at all.
+  const given = parseTimestamp(p.timestamp ?? p.ts ?? p.time);
+  const ts = given !== undefined && plausibleEpochMs(given, now) ? given : now;
 
   const event: HookEvent = { agent, session_id: sessionId, event_type: eventType, ts, raw };
   if (cwd !== undefined) event.cwd = cwd;
@@ -343,7 +348,9 @@ function normalize(
     const target = toolTarget(toolName, toolInput);
     if (target.file_path !== undefined) event.file_path = target.file_path;
     if (target.file_paths !== undefined) event.file_paths = target.file_paths;
-    if (target.command !== undefined) event.command = truncate(target.command, 8000);
+    if (target.command !== undefined) {
+      event.command = truncate(target.command, HOOK_TEXT_CAPS.command);
+    }
     if (target.command_prefix !== undefined) event.command_prefix = target.command_prefix;
   } else if (eventType === "FileChanged") {
     const file = pickStr(p, "file_path", "filePath");
@@ -379,7 +386,9 @@ function normalize(
   if (duration !== undefined && duration >= 0) event.duration_ms = Math.round(duration);
 
   const prompt = pickStr(p, "prompt", "user_prompt", "initialPrompt", "initial_prompt");
-  if (prompt !== undefined) event.prompt = truncate(prompt, options.maxTextChars ?? 32_768);
+  if (prompt !== undefined) {
+    event.prompt = truncate(prompt, options.maxTextChars ?? HOOK_TEXT_CAPS.prompt);
+  }
   const model = modelOf(p);
   if (model !== undefined) event.model = model;
   const transcript = pickStr(p, "transcript_path", "transcriptPath");
@@ -393,7 +402,7 @@ function normalize(
     "errorContext",
     "error_context",
   );
-  if (source !== undefined) event.source = source;
+  if (source !== undefined) event.source = truncate(source, HOOK_TEXT_CAPS.source);
   const message = pickStr(
     p,
     "message",
@@ -402,11 +411,15 @@ function normalize(
     "stop_reason",
     "stopReason",
   );
-  if (message !== undefined) event.message = truncate(message, 2000);
+  if (message !== undefined) event.message = truncate(message, HOOK_TEXT_CAPS.message);
   const agentId = pickStr(p, "agent_id", "agentId", "agentName", "agent_name");
   if (agentId !== undefined) event.agent_id = agentId;
   const agentType = pickStr(p, "agent_type", "agentType", "agentDisplayName", "agent_display_name");
   if (agentType !== undefined) event.agent_type = agentType;
 
+  const oversized = oversizedHookField(event);
+  if (oversized !== undefined) return { ok: false, reason: oversized };
+  // Fields were read from the whole payload; what is kept of it is bounded string by string.
+  event.raw = capStrings(raw, HOOK_TEXT_CAPS.raw_string, RAW_STRING_TAIL) as JsonObject;
   return { ok: true, event };
 }

@@ -3,7 +3,9 @@
  * take it in time. Appends are locked and fsynced; the server swaps the file
  * out under the same lock and replays it. Delivery ids make replay
  * idempotent, so an event that reached the server *and* the spool (a slow
- * answer) is still stored once.
+ * answer) is still stored once. An entry whose handling throws (a busy
+ * database) stays for the next replay without holding up the others, and is
+ * set aside after {@linkcode REPLAY_ATTEMPTS} tries.
  *
  * @module
  */
@@ -28,7 +30,12 @@ export interface SpoolEntry {
   received_at: number;
   /** The payload exactly as the agent sent it. */
   payload: string;
+  /** How many replays failed on this entry so far (absent: none). */
+  failures?: number;
 }
+
+/** Replays that may fail on one entry before it is moved to `rejected.jsonl`. */
+export const REPLAY_ATTEMPTS = 5;
 
 const encoder = new TextEncoder();
 
@@ -68,23 +75,28 @@ export async function appendToSpool(spoolPath: string, entry: SpoolEntry): Promi
 
 /** What a replay did. */
 export interface ReplayCounts {
-  /** Entries handed to the handler. */
+  /** Entries the handler took. */
   entries: number;
-  /** Lines that were not valid entries (kept in a `.rejected` file). */
+  /** Lines that were not valid entries, or failed every attempt (kept in `rejected.jsonl`). */
   rejected: number;
+  /** Entries whose handling threw this time (kept for the next replay unless out of attempts). */
+  failed: number;
 }
 
 /**
  * Takes the spool (and any batch a crash left behind) and hands every entry
  * to `handle`, oldest first. A batch file is deleted only after all of its
  * entries were handled, so a crash mid-replay replays the batch again —
- * harmless, because handling is idempotent.
+ * harmless, because handling is idempotent. When `handle` throws, the entry
+ * is reported to `onFailure` and kept in its batch for the next replay; the
+ * rest of the batch goes on.
  */
 export async function replaySpool(
   spoolPath: string,
   handle: (entry: SpoolEntry) => void | Promise<void>,
+  onFailure: (entry: SpoolEntry, error: unknown) => void = () => {},
 ): Promise<ReplayCounts> {
-  const counts: ReplayCounts = { entries: 0, rejected: 0 };
+  const counts: ReplayCounts = { entries: 0, rejected: 0, failed: 0 };
   const dir = parentOf(spoolPath);
   await swapOut(spoolPath);
   let batches: string[];
@@ -102,6 +114,7 @@ export async function replaySpool(
     const path = joinPath(dir, name);
     const text = await Deno.readTextFile(path);
     const rejected: string[] = [];
+    const retry: string[] = [];
     for (const line of text.split("\n")) {
       if (line.trim() === "") continue;
       const entry = parseEntry(line);
@@ -109,8 +122,16 @@ export async function replaySpool(
         rejected.push(line);
         continue;
       }
-      await handle(entry);
-      counts.entries++;
+      try {
+        await handle(entry);
+        counts.entries++;
+      } catch (error) {
+        counts.failed++;
+        onFailure(entry, error);
+        const failures = (entry.failures ?? 0) + 1;
+        const kept = JSON.stringify({ ...entry, failures });
+        (failures >= REPLAY_ATTEMPTS ? rejected : retry).push(kept);
+      }
     }
     if (rejected.length > 0) {
       counts.rejected += rejected.length;
@@ -119,7 +140,14 @@ export async function replaySpool(
         mode: PRIVATE_FILE_MODE,
       });
     }
-    await Deno.remove(path);
+    if (retry.length === 0) {
+      await Deno.remove(path);
+    } else {
+      // Replace the batch by what is left of it in one rename, so a crash keeps one or the other.
+      const rest = `${path}.rest`;
+      await Deno.writeTextFile(rest, retry.join("\n") + "\n");
+      await Deno.rename(rest, path);
+    }
   }
   return counts;
 }
@@ -152,7 +180,8 @@ function parseEntry(line: string): SpoolEntry | undefined {
     if (
       value !== null && typeof value === "object" && typeof value.delivery_id === "string" &&
       typeof value.agent === "string" && typeof value.payload === "string" &&
-      typeof value.received_at === "number"
+      typeof value.received_at === "number" &&
+      (value.failures === undefined || typeof value.failures === "number")
     ) {
       return value as SpoolEntry;
     }

@@ -134,6 +134,59 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
+ * Cuts text to at most `max` characters (plus a marker) by dropping its
+ * middle, keeping the first characters and the last `tail`: for output whose
+ * end matters as much as its beginning.
+ *
+ * @example
+ * ```ts
+ * cutMiddle("abcdefghij", 4, 2); // "ab…[cut 6 chars]…ij"
+ * ```
+ */
+export function cutMiddle(text: string, max: number, tail: number): string {
+  if (text.length <= max) return text;
+  const kept = Math.min(tail, max);
+  const head = max - kept;
+  return `${text.slice(0, head)}…[cut ${text.length - max} chars]…${
+    kept === 0 ? "" : text.slice(text.length - kept)
+  }`;
+}
+
+/**
+ * Applies {@linkcode cutMiddle} to every string (and key) inside a JSON
+ * value, so no single string of a stored payload exceeds `max` characters.
+ * Values that fit are returned unchanged (the same objects when nothing was
+ * cut).
+ *
+ * @example
+ * ```ts
+ * capStrings({ out: "abcdefghij" }, 4, 2); // { out: "ab…[cut 6 chars]…ij" }
+ * ```
+ */
+export function capStrings(value: JsonValue, max: number, tail: number): JsonValue {
+  if (typeof value === "string") return cutMiddle(value, max, tail);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const items = value.map((item) => {
+      const capped = capStrings(item, max, tail);
+      if (capped !== item) changed = true;
+      return capped;
+    });
+    return changed ? items : value;
+  }
+  let changed = false;
+  const out: JsonObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    const cappedKey = cutMiddle(key, max, tail);
+    const capped = capStrings(item, max, tail);
+    if (cappedKey !== key || capped !== item) changed = true;
+    out[cappedKey] = capped;
+  }
+  return changed ? out : value;
+}
+
+/**
  * The first `lines` non-empty lines of a text, capped at `maxChars`: an error summary.
  *
  * @example

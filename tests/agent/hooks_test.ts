@@ -191,11 +191,13 @@ Deno.test("bad hook input: clear stderr lines, exit 0, and everything valid is s
         "SELECT count(*) AS n FROM events WHERE session_id = 'big'",
       )[0].n === 1
     );
-    const stored = query<{ size: number; file_path: string }>(
+    const stored = query<{ size: number; file_path: string; cut: number }>(
       home.dataHome,
-      "SELECT length(raw) AS size, file_path FROM events WHERE session_id = 'big'",
+      "SELECT length(raw) AS size, file_path, instr(raw, '…[cut 4980736 chars]…') AS cut FROM events WHERE session_id = 'big'",
     )[0];
-    assert.ok(stored.size > 5 * 1024 * 1024);
+    // Taken whole (its fields are read from all of it), but its 5 MiB string is kept as 256 KiB.
+    assert.ok(stored.size > 256 * 1024 && stored.size < 257 * 1024, String(stored.size));
+    assert.ok(stored.cut > 0);
     assert.equal(stored.file_path, "/work/big/huge.txt");
 
     const odd = await runHook(

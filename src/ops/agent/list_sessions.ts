@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { PATH_MAX_CHARS } from "../../core/limits.ts";
 import { listSessionsFiltered } from "../../store/dashboard_reads.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import {
@@ -45,7 +46,8 @@ export const listSessionsOperation: Operation = defineOperation({
     "List agent sessions across every project (or one), newest activity first, filtered by agent, time window, minimum cost and whether they have open anomalies. Pages with limit/offset.",
   input: z.object({
     agent_source: agentSourceSchema,
-    project: z.string().optional().describe(
+    // Bounded: it becomes a LIKE pattern, which SQLite refuses past 50,000 bytes.
+    project: z.string().max(PATH_MAX_CHARS).optional().describe(
       "Absolute path prefix or bare project name (default: every project)",
     ),
     since_min: sinceMinSchema(10_080),

@@ -14,12 +14,16 @@ import { parseMetadata } from "../../memory/doc_update.ts";
 import { requirePathAccess } from "../../memory/path_access.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import {
+  collectionSchema,
   docsContext,
   globList,
   globsSchema,
   ingestOutput,
   ingestResult,
+  labelSchema,
   metadataSchema,
+  pathSchema,
+  snapshotIdSchema,
   tagList,
   tagsSchema,
 } from "./shared.ts";
@@ -31,9 +35,9 @@ export const addOperation: Operation = defineOperation({
   description:
     "Store a file or a folder (recursive; include/exclude globs) — or inline `content` with a `name` — in document memory, with tags, metadata, collection and snapshot label. Unchanged content costs no new storage.",
   input: z.object({
-    path: z.string().min(1).optional().describe("File or folder to store"),
+    path: pathSchema.optional().describe("File or folder to store"),
     content: z.string().optional().describe("Inline text to store (with `name`)"),
-    name: z.string().min(1).optional().describe("Name for inline content"),
+    name: pathSchema.optional().describe("Name for inline content"),
     recursive: z.boolean().default(true).describe("Descend into sub-folders"),
     include: globsSchema.optional().describe("Globs a file must match, e.g. ['*.md', 'src/**']"),
     exclude: globsSchema.optional().describe("Globs to leave out, e.g. ['node_modules/', '*.log']"),
@@ -41,9 +45,9 @@ export const addOperation: Operation = defineOperation({
     metadata: metadataSchema.optional().describe(
       "Key/value metadata (object or key=value strings)",
     ),
-    collection: z.string().min(1).optional().describe("Collection to put the documents in"),
-    snapshot_id: z.string().min(1).optional().describe("Snapshot id (default: a timestamp)"),
-    snapshot_label: z.string().min(1).optional().describe("Human label for the snapshot"),
+    collection: collectionSchema.optional().describe("Collection to put the documents in"),
+    snapshot_id: snapshotIdSchema.optional().describe("Snapshot id (default: a timestamp)"),
+    snapshot_label: labelSchema.optional().describe("Human label for the snapshot"),
     no_session: z.boolean().default(false).describe("Do not attach the current session"),
   }),
   output: ingestOutput,

@@ -12,10 +12,13 @@ import { currentSessionId } from "../../memory/doc_sessions.ts";
 import { parseMetadata } from "../../memory/doc_update.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import {
+  collectionSchema,
   docsContext,
   ingestOutput,
   ingestResult,
+  labelSchema,
   metadataSchema,
+  pathSchema,
   tagList,
   tagsSchema,
 } from "./shared.ts";
@@ -29,11 +32,11 @@ export const downloadOperation: Operation = defineOperation({
   input: z.object({
     url: z.string().min(1).describe("http or https URL"),
     checksum: z.string().min(1).optional().describe("sha256:<64 hex> the bytes must match"),
-    name: z.string().min(1).optional().describe("Name to store it under (default: from the URL)"),
+    name: pathSchema.optional().describe("Name to store it under (default: from the URL)"),
     tags: tagsSchema.optional().describe("Tags"),
     metadata: metadataSchema.optional().describe("Key/value metadata"),
-    collection: z.string().min(1).optional().describe("Collection"),
-    snapshot_label: z.string().min(1).optional().describe("Snapshot label"),
+    collection: collectionSchema.optional().describe("Collection"),
+    snapshot_label: labelSchema.optional().describe("Snapshot label"),
   }),
   output: ingestOutput.extend({
     url: z.string(),

@@ -13,7 +13,7 @@ import { describeDocument, documentBytes, resolveDocument } from "../../memory/d
 import { requirePathAccess } from "../../memory/path_access.ts";
 import { decodeText } from "../../memory/text_extract.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { docsContext, documentInfoSchema, graphNodeSchema } from "./shared.ts";
+import { docsContext, documentInfoSchema, graphNodeSchema, pathSchema } from "./shared.ts";
 
 /** The `docs.get` operation. */
 export const getOperation: Operation = defineOperation({
@@ -25,7 +25,7 @@ export const getOperation: Operation = defineOperation({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
     name: z.string().min(1).optional().describe("Path, file name or path suffix"),
     include_content: z.boolean().default(false).describe("Include the content"),
-    outputPath: z.string().min(1).optional().describe("Write the content to this file"),
+    outputPath: pathSchema.optional().describe("Write the content to this file"),
     graph: z.boolean().default(false).describe("Include related code-graph nodes"),
     depth: z.number().int().min(1).max(5).default(2).describe("Graph depth (1–5)"),
   }),

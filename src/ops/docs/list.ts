@@ -13,6 +13,7 @@ import { defineOperation, type Operation } from "../operation.ts";
 import {
   docsContext,
   documentInfoSchema,
+  globSchema,
   READ_ONLY,
   sessionScopeFields,
   tagList,
@@ -38,7 +39,7 @@ export const listOperation: Operation = defineOperation({
     tags: tagsSchema.optional().describe("Only documents with all these tags"),
     collection: z.string().min(1).optional().describe("Only this collection"),
     snapshot_id: z.string().min(1).optional().describe("Only documents of this snapshot"),
-    pattern: z.string().min(1).optional().describe("Only paths matching this glob, e.g. **/*.md"),
+    pattern: globSchema.optional().describe("Only paths matching this glob, e.g. **/*.md"),
     paths_only: z.boolean().default(false).describe("Return only the paths"),
     ...sessionScopeFields,
   }),

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { restoreDocuments } from "../../memory/doc_restore.ts";
 import { requirePathAccess } from "../../memory/path_access.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { docsContext, globList, globsSchema } from "./shared.ts";
+import { docsContext, globList, globsSchema, pathSchema } from "./shared.ts";
 
 /** The `docs.restore` operation. */
 export const restoreOperation: Operation = defineOperation({
@@ -20,7 +20,7 @@ export const restoreOperation: Operation = defineOperation({
   input: z.object({
     collection: z.string().min(1).optional().describe("Collection to restore"),
     snapshot_id: z.string().min(1).optional().describe("Snapshot to restore"),
-    output_directory: z.string().min(1).describe("Folder to write into"),
+    output_directory: pathSchema.describe("Folder to write into"),
     include_patterns: globsSchema.optional().describe("Only paths matching these globs"),
     exclude_patterns: globsSchema.optional().describe("Leave out paths matching these globs"),
     dry_run: z.boolean().default(false).describe("Report without writing"),

@@ -7,6 +7,13 @@
  */
 import { z } from "zod";
 import type { VantagePaths } from "../../core/config.ts";
+import {
+  hasControlCharacter,
+  ID_MAX_CHARS,
+  LABEL_MAX_CHARS,
+  NAME_MAX_CHARS,
+  PATH_MAX_CHARS,
+} from "../../core/limits.ts";
 import type { IngestReport } from "../../memory/doc_ingest.ts";
 import { configuredEmbedder } from "../../memory/embedding_config.ts";
 import type { Embedder } from "../../memory/embedder.ts";
@@ -38,17 +45,54 @@ export function docsContext(context: OperationContext): DocsContext {
   };
 }
 
+/** Whether a name can be stored and found again: no control characters, no unpaired surrogates. */
+function isPlain(text: string): boolean {
+  return !hasControlCharacter(text) && text.isWellFormed();
+}
+
+const PLAIN = { message: "must be plain text: no control characters or unpaired surrogates" };
+
+/**
+ * A stored name or path: at most `max` characters of plain text. A NUL or
+ * an unpaired surrogate would not survive the store (or the file system)
+ * unchanged, so the thing could never be named again.
+ */
+function plainString(max: number) {
+  return z.string().min(1).max(max).refine(isPlain, PLAIN);
+}
+
+/** A collection name, as stored with each document. */
+export const collectionSchema = plainString(NAME_MAX_CHARS);
+
+/** A snapshot id (stored; default a timestamp). */
+export const snapshotIdSchema = plainString(ID_MAX_CHARS);
+
+/** A human label of a snapshot or a session (stored). */
+export const labelSchema = plainString(LABEL_MAX_CHARS);
+
+/** A session name (stored, and named again to resume, stop or pin). */
+export const sessionNameSchema = plainString(NAME_MAX_CHARS);
+
+/** A file system path, or a document's name (stored as the document's path). */
+export const pathSchema = plainString(PATH_MAX_CHARS);
+
 /** The session-scope parameters of search, list, grep and suggest_context. */
 export const sessionScopeFields = {
   use_session: z.boolean().default(false).describe(
     "Only documents added in (or pinned to) the current session",
   ),
-  session: z.string().min(1).optional().describe("Only documents of this session"),
+  session: sessionNameSchema.optional().describe("Only documents of this session"),
   global_search: z.boolean().default(false).describe("Ignore session scoping"),
 };
 
-/** Tags: an array, or one comma-separated string. */
-export const tagsSchema = z.union([z.array(z.string().min(1)), z.string()]);
+/** Tags: an array, or one comma-separated string; each tag at most 128 characters of plain text. */
+export const tagsSchema = z.union([
+  z.array(plainString(NAME_MAX_CHARS)),
+  z.string().refine(isPlain, PLAIN).refine(
+    (text) => text.split(",").every((tag) => tag.trim().length <= NAME_MAX_CHARS),
+    { message: `each tag is at most ${NAME_MAX_CHARS} characters` },
+  ),
+]);
 
 /** Normalizes tags given either way. */
 export function tagList(value: string[] | string | undefined): string[] | undefined {
@@ -68,7 +112,13 @@ export const metadataSchema = z.union([
 export { READ_ONLY_ANNOTATIONS as READ_ONLY } from "../operation.ts";
 
 /** Globs: an array, or one comma-separated string. */
-export const globsSchema = z.union([z.array(z.string()), z.string()]);
+export const globsSchema = z.union([
+  z.array(z.string().max(PATH_MAX_CHARS)),
+  z.string().max(PATH_MAX_CHARS),
+]);
+
+/** One glob over stored paths; bounded, because it becomes a regular expression. */
+export const globSchema = z.string().min(1).max(PATH_MAX_CHARS);
 
 /** Most documents listed one by one in an add's result. */
 export const LISTED_DOCUMENTS = 100;

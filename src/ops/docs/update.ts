@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { parseMetadata, updateDocuments } from "../../memory/doc_update.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { docsContext, metadataSchema, tagList, tagsSchema } from "./shared.ts";
+import { collectionSchema, docsContext, metadataSchema, tagList, tagsSchema } from "./shared.ts";
 
 /** The `docs.update` operation. */
 export const updateOperation: Operation = defineOperation({
@@ -24,7 +24,9 @@ export const updateOperation: Operation = defineOperation({
     tags: tagsSchema.optional().describe("Tags to add"),
     remove_tags: tagsSchema.optional().describe("Tags to remove"),
     remove_metadata: z.array(z.string()).optional().describe("Metadata keys to remove"),
-    collection: z.string().optional().describe('New collection ("" removes it)'),
+    collection: z.literal("").or(collectionSchema).optional().describe(
+      'New collection ("" removes it)',
+    ),
   }),
   output: z.object({
     matched: z.number().int(),

@@ -11,7 +11,7 @@ import { setPins, targetSession } from "../../memory/doc_sessions.ts";
 import { matchesGlob } from "../../memory/glob.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import { documentPathsAll } from "../../store/docs_documents.ts";
-import { docsContext } from "../docs/shared.ts";
+import { docsContext, globSchema, sessionNameSchema } from "../docs/shared.ts";
 import type { OperationContext } from "../operation.ts";
 
 /** A session as the session operations report it. */
@@ -38,8 +38,8 @@ export const pinOutputSchema = z.object({
 export const pinInputSchema = z.object({
   hash: z.string().min(1).optional().describe("Content hash or prefix"),
   name: z.string().min(1).optional().describe("Path, file name or path suffix"),
-  path: z.string().min(1).optional().describe("Glob over stored paths, e.g. **/auth/*.md"),
-  session: z.string().min(1).optional().describe("Session (default: the current one)"),
+  path: globSchema.optional().describe("Glob over stored paths, e.g. **/auth/*.md"),
+  session: sessionNameSchema.optional().describe("Session (default: the current one)"),
 });
 
 /** The documents a pin or unpin names. */

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { beginSession } from "../../memory/doc_sessions.ts";
-import { docsContext } from "../docs/shared.ts";
+import { docsContext, labelSchema, sessionNameSchema } from "../docs/shared.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { sessionInfoSchema } from "./shared.ts";
 
@@ -17,8 +17,8 @@ export const startOperation: Operation = defineOperation({
   description:
     "Begin a work session (or resume one by `name`) and make it current: documents added while it is current carry it, and search/list/grep/suggest_context with use_session see only them and what is pinned to it.",
   input: z.object({
-    name: z.string().min(1).optional().describe("Session name (default: session-<time>)"),
-    label: z.string().min(1).optional().describe("Human label"),
+    name: sessionNameSchema.optional().describe("Session name (default: session-<time>)"),
+    label: labelSchema.optional().describe("Human label"),
     description: z.string().optional().describe("What the session is for"),
   }),
   output: sessionInfoSchema.extend({ resumed: z.boolean() }),

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { endSession } from "../../memory/doc_sessions.ts";
-import { docsContext } from "../docs/shared.ts";
+import { docsContext, sessionNameSchema } from "../docs/shared.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { sessionInfoSchema } from "./shared.ts";
 
@@ -17,7 +17,7 @@ export const stopOperation: Operation = defineOperation({
   description:
     "End the current session (or the one named). Documents are kept; documents added afterwards are global again.",
   input: z.object({
-    name: z.string().min(1).optional().describe("Session to stop (default: the current one)"),
+    name: sessionNameSchema.optional().describe("Session to stop (default: the current one)"),
   }),
   output: sessionInfoSchema,
   scopes: ["session:write"],

@@ -14,11 +14,13 @@ import { activeWatches, unwatchFolder, watchFolder } from "../../memory/doc_watc
 import { requirePathAccess } from "../../memory/path_access.ts";
 import { createPathFilter } from "../../memory/glob.ts";
 import {
+  collectionSchema,
   docsContext,
   globList,
   globsSchema,
   ingestOutput,
   ingestResult,
+  pathSchema,
   tagList,
   tagsSchema,
 } from "../docs/shared.ts";
@@ -40,12 +42,12 @@ export const watchOperation: Operation = defineOperation({
   description:
     "Keep a folder's stored documents current. `once: true` rescans now and re-adds changed files. Otherwise the folder is rescanned and then watched by this process (it lives as long as the process, e.g. the MCP server); `enable: false` stops watching. Re-added documents carry the current session.",
   input: z.object({
-    path: z.string().min(1).describe("Folder to watch"),
+    path: pathSchema.describe("Folder to watch"),
     once: z.boolean().default(false).describe("Rescan once instead of watching"),
     enable: z.boolean().default(true).describe("false stops a running watch"),
     include: globsSchema.optional().describe("Globs a file must match"),
     exclude: globsSchema.optional().describe("Globs to leave out"),
-    collection: z.string().min(1).optional().describe("Collection for re-added documents"),
+    collection: collectionSchema.optional().describe("Collection for re-added documents"),
     tags: tagsSchema.optional().describe("Tags for re-added documents"),
   }),
   output: z.object({
