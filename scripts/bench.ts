@@ -3,13 +3,22 @@
  * beside a reference measured in the same run. Suites: mcp, agent, perception, http, docs, writers (default: all).
  */
 import { benchAgent } from "./bench/agent.ts";
-import { benchDocs } from "./bench/docs.ts";
+import { benchDocs, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
 import { benchPerception } from "./bench/perception.ts";
 import { benchWriters } from "./bench/writers.ts";
 
 const suites: Record<string, () => Promise<void>> = {
+  // docs.grep's throughput alone (the docs suite runs it too, so it is not in the default run).
+  grep: async () => {
+    const work = await Deno.makeTempDir({ prefix: "vantage-bench-grep-" });
+    try {
+      await benchGrep(work);
+    } finally {
+      await Deno.remove(work, { recursive: true }).catch(() => {});
+    }
+  },
   mcp: () => benchMcp(),
   agent: () => benchAgent(),
   perception: () => benchPerception(),
@@ -18,7 +27,9 @@ const suites: Record<string, () => Promise<void>> = {
   writers: () => benchWriters(),
 };
 
-const wanted = Deno.args.length === 0 ? Object.keys(suites) : Deno.args;
+const wanted = Deno.args.length === 0
+  ? Object.keys(suites).filter((name) => name !== "grep")
+  : Deno.args;
 for (const name of wanted) {
   const suite = suites[name];
   if (suite === undefined) {

@@ -2,22 +2,28 @@
  * Regular-expression search over stored text documents, ripgrep-style:
  * case-insensitive and whole-word switches, per-file match caps, counts or
  * file lists instead of lines, context lines. Content is read from the
- * content store (verified), so grep sees exactly what was stored.
+ * content store (verified), so grep sees exactly what was stored. Patterns
+ * are RE2 syntax, matched in linear time without holding the event loop.
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { type DocumentFilter, type DocumentRow, listDocuments } from "../store/docs_documents.ts";
-import { readContent } from "./content_store.ts";
+import { readContentPieces } from "./content_store.ts";
 import { matchesGlob } from "./glob.ts";
-import { splitLines } from "./snippet.ts";
+import { compileGrepPattern } from "./grep_pattern.ts";
+import { nextLine, previousLine, scanMatchingLines, type TextLine } from "./line_scan.ts";
+import { ScanPacer } from "./scan_pacer.ts";
 import { decodeText } from "./text_extract.ts";
 
 /** A grep request. */
 export interface GrepRequest {
-  /** The regular expression (JavaScript syntax). */
+  /** The regular expression (RE2 syntax: no backreferences or lookaround). */
   pattern: string;
+  /** Treat the pattern as plain text. */
+  literal?: boolean;
   /** Stored paths, folders or globs to search (default: every text document). */
   paths?: readonly string[];
   /** Match regardless of case. */
@@ -34,6 +40,8 @@ export interface GrepRequest {
   filter: DocumentFilter;
   /** Most matching lines reported in total (the rest are counted only). */
   maxTotal?: number;
+  /** Stops the search with a `timeout` error when aborted (the operation's time limit). */
+  signal?: AbortSignal;
 }
 
 /** A context or matching line. */
@@ -82,44 +90,23 @@ export interface GrepReport {
   warnings: string[];
 }
 
-/** Compiles the grep pattern, naming the problem when it is not a valid expression. */
-export function compileGrepPattern(pattern: string, ignoreCase: boolean, word: boolean): RegExp {
-  const source = word ? `(?<![\\p{L}\\p{N}_])(?:${pattern})(?![\\p{L}\\p{N}_])` : pattern;
-  try {
-    return new RegExp(source, ignoreCase ? "iu" : "u");
-  } catch (error) {
-    try {
-      // Patterns written for non-Unicode engines (`\-`, `\_`) are accepted without the u flag.
-      const plain = word ? `(?<![A-Za-z0-9_])(?:${pattern})(?![A-Za-z0-9_])` : pattern;
-      return new RegExp(plain, ignoreCase ? "i" : "");
-    } catch {
-      throw new VantageError(
-        "invalid_arguments",
-        `pattern '${pattern}' is not a valid regular expression: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { details: { pattern } },
-      );
-    }
-  }
-}
-
 /**
- * Searches stored text documents for a pattern.
+ * Searches stored text documents for a pattern. Matching runs on RE2JS (linear time, see
+ * grep_pattern.ts) in bounded scans; every ~15 ms of work it yields the event loop, and it stops
+ * with a `timeout` error once `request.signal` is aborted.
  *
  * @example
  * ```ts ignore
- * const report = grepDocuments(db, { pattern: "TODO|FIXME", lineNumbers: true, filter: {} });
+ * const report = await grepDocuments(db, { pattern: "TODO|FIXME", lineNumbers: true, filter: {} });
  * ```
  */
-export function grepDocuments(db: DatabaseSync, request: GrepRequest): GrepReport {
-  const regex = compileGrepPattern(
-    request.pattern,
-    request.ignoreCase ?? false,
-    request.word ?? false,
-  );
-  // Multiline, so `^` and `$` mean line ends when the whole text is tested at once.
-  const anyLine = new RegExp(regex.source, regex.flags + "m");
+export async function grepDocuments(db: DatabaseSync, request: GrepRequest): Promise<GrepReport> {
+  const matcher = compileGrepPattern(request.pattern, {
+    ignoreCase: request.ignoreCase,
+    word: request.word,
+    literal: request.literal,
+  });
+  const pacer = new ScanPacer("grep", request.signal);
   const context = Math.max(0, request.context ?? 0);
   const maxCount = request.maxCount ?? 0;
   const maxTotal = request.maxTotal ?? 2000;
@@ -138,38 +125,46 @@ export function grepDocuments(db: DatabaseSync, request: GrepRequest): GrepRepor
     warnings: [],
   };
   let reported = 0;
-  const at = (lines: string[], index: number): GrepLine =>
-    numbered ? { line: index + 1, text: lines[index] } : { text: lines[index] };
   for (const row of rows) {
     if (
       request.paths !== undefined && request.paths.length > 0 && !pathSelected(row, request.paths)
     ) {
       continue;
     }
+    if (pacer.due()) await pacer.pause();
     report.files_searched++;
     let text: string;
     try {
-      text = decodeText(readContent(db, row.hash, { path: row.path, id: row.id }));
+      text = await readText(db, row, pacer);
     } catch (error) {
+      if (error instanceof VantageError && error.kind === "timeout") throw error;
       report.warnings.push(error instanceof Error ? error.message : String(error));
       continue;
     }
-    // Most documents do not match at all; one scan of the whole text settles that cheaply.
-    if (!anyLine.test(text)) continue;
-    const lines = splitLines(text);
+    const at = (line: TextLine): GrepLine => {
+      const lineText = text.slice(line.start, line.end);
+      return numbered ? { line: line.index + 1, text: lineText } : { text: lineText };
+    };
     const file: GrepFile = { id: row.id, hash: row.hash, path: row.path, count: 0, matches: [] };
-    for (let i = 0; i < lines.length; i++) {
-      if (!regex.test(lines[i])) continue;
+    const note = await scanMatchingLines(text, matcher, pacer, (line) => {
       file.count++;
       report.total_matches++;
       if (reported < maxTotal) {
-        const match: GrepMatch = at(lines, i);
+        const match: GrepMatch = at(line);
         if (context > 0) {
           match.before = [];
-          for (let j = Math.max(0, i - context); j < i; j++) match.before.push(at(lines, j));
+          let previous: TextLine | undefined = line;
+          while (match.before.length < context) {
+            previous = previousLine(text, previous);
+            if (previous === undefined) break;
+            match.before.unshift(at(previous));
+          }
           match.after = [];
-          for (let j = i + 1; j <= Math.min(lines.length - 1, i + context); j++) {
-            match.after.push(at(lines, j));
+          let next: TextLine | undefined = line;
+          while (match.after.length < context) {
+            next = nextLine(text, next);
+            if (next === undefined) break;
+            match.after.push(at(next));
           }
         }
         file.matches.push(match);
@@ -177,7 +172,14 @@ export function grepDocuments(db: DatabaseSync, request: GrepRequest): GrepRepor
       } else {
         report.truncated = true;
       }
-      if (maxCount > 0 && file.count >= maxCount) break;
+      return !(maxCount > 0 && file.count >= maxCount);
+    });
+    if (note !== undefined) {
+      report.warnings.push(
+        `${row.path}: ${note.lines} line${
+          note.lines === 1 ? "" : "s"
+        } (from line ${note.firstLine}) longer than ${note.pieceChars} characters showed no match in overlapping pieces of that size; a match longer than ${note.surelyFound} characters there could have been missed`,
+      );
     }
     if (file.count > 0) {
       report.files_matched++;
@@ -185,6 +187,19 @@ export function grepDocuments(db: DatabaseSync, request: GrepRequest): GrepRepor
     }
   }
   return report;
+}
+
+/**
+ * A document's text, read chunk by chunk (each verified) with the pacer consulted between chunks,
+ * so reading a large document does not hold the event loop in one piece either.
+ */
+async function readText(db: DatabaseSync, row: DocumentRow, pacer: ScanPacer): Promise<string> {
+  const pieces: Uint8Array[] = [];
+  for (const piece of readContentPieces(db, row.hash, { path: row.path, id: row.id })) {
+    pieces.push(piece);
+    if (pacer.due()) await pacer.pause();
+  }
+  return decodeText(concatBytes(pieces));
 }
 
 const GLOB_CHARS = /[*?[{]/;

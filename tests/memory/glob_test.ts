@@ -93,3 +93,26 @@ Deno.test("createPathFilter: no include list takes everything, excludes win", ()
   assert.equal(filter.excludes("drafts/"), true);
   assert.equal(createPathFilter([], ["*.log"]).selects("notes.txt"), true);
 });
+
+Deno.test("globs run in linear time: many stars against a long name answer at once", () => {
+  const started = performance.now();
+  const name = "a".repeat(200);
+  // V8's backtracking RegExp needs over half a second for 8 stars on 30 characters; hours here.
+  assert.ok(!matchesGlob(name, "*a*a*a*a*a*a*a*a*a*a*a*a*b"));
+  assert.ok(matchesGlob(name, "*a*a*a*a*a*a*a*a*a*a*a*a"));
+  assert.ok(!createPathFilter(["*a*a*a*a*a*a*a*a*a*a*a*a*b"], undefined).selects(`x/${name}`));
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 2_000, `took ${elapsed.toFixed(0)} ms`);
+});
+
+Deno.test("glob classes leave out / even inside a range, and \\ makes a member literal", () => {
+  assert.ok(matchesGlob("a.b", "a[+-0]b"));
+  assert.ok(matchesGlob("a0b", "a[+-0]b"));
+  assert.ok(!globToRegExp("a[+-0]b").test("a/b"));
+  assert.ok(!globToRegExp("a[/]b").test("a/b"));
+  assert.ok(matchesGlob("d", "[\\d]"));
+  assert.ok(!matchesGlob("7", "[\\d]"));
+  assert.ok(matchesGlob("a]", "a[\\]]"));
+  assert.ok(matchesGlob("é.txt", "[à-ü].txt"));
+  assert.ok(!matchesGlob("z", "[z-a]"), "a reversed range holds nothing");
+});

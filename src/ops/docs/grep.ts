@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { grepDocuments } from "../../memory/doc_grep.ts";
+import { grepPatternProblem } from "../../memory/grep_pattern.ts";
 import { sessionScope } from "../../memory/doc_sessions.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { docsContext, globList, READ_ONLY, sessionScopeFields } from "./shared.ts";
@@ -18,9 +19,11 @@ export const grepOperation: Operation = defineOperation({
   id: "docs.grep",
   title: "Grep documents",
   description:
-    "Search the text of stored documents for a regular expression. Switches: ignore_case, word, literal, count, files_with_matches, max_count, context, line_numbers; `paths` limits it to stored paths, folders or globs.",
+    "Search the text of stored documents for a regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround). Switches: ignore_case, word, literal, count, files_with_matches, max_count, context, line_numbers; `paths` limits it to stored paths, folders or globs.",
   input: z.object({
-    pattern: z.string().min(1).describe("Regular expression (JavaScript syntax)"),
+    pattern: z.string().min(1).describe(
+      "Regular expression, RE2 syntax (no backreferences or lookaround)",
+    ),
     paths: z.union([z.array(z.string()), z.string()]).optional().describe(
       "Stored files, folders or globs to search (default: all)",
     ),
@@ -35,6 +38,17 @@ export const grepOperation: Operation = defineOperation({
       "Stop after N matches per file (0: all)",
     ),
     ...sessionScopeFields,
+  }).superRefine((input, refinement) => {
+    // Checked with the arguments, so a pattern grep cannot run is invalid_arguments (400), not a
+    // failure of the operation.
+    const problem = grepPatternProblem(input.pattern, {
+      ignoreCase: input.ignore_case,
+      word: input.word,
+      literal: input.literal,
+    });
+    if (problem !== undefined) {
+      refinement.addIssue({ code: "custom", path: ["pattern"], message: problem });
+    }
   }),
   output: z.object({
     pattern: z.string(),
@@ -59,14 +73,12 @@ export const grepOperation: Operation = defineOperation({
   annotations: READ_ONLY,
   composite: { tool: "query", name: "grep" },
   timeoutMs: 120_000,
-  run(context, input) {
+  async run(context, input) {
     const docs = docsContext(context);
     const session = sessionScope(docs.db, input);
-    const pattern = input.literal
-      ? input.pattern.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
-      : input.pattern;
-    const report = grepDocuments(docs.db, {
-      pattern,
+    const report = await grepDocuments(docs.db, {
+      pattern: input.pattern,
+      literal: input.literal,
       paths: globList(input.paths),
       ignoreCase: input.ignore_case,
       word: input.word,
@@ -74,6 +86,7 @@ export const grepOperation: Operation = defineOperation({
       lineNumbers: input.line_numbers,
       maxCount: input.max_count,
       filter: { session },
+      signal: context.signal,
     });
     const base = {
       pattern: input.pattern,
