@@ -17,6 +17,7 @@ import type { DatabaseSync } from "../store/database.ts";
 import {
   addChunkReferences,
   chunkExists,
+  chunkPackFile,
   contentExists,
   contentManifest,
   contentSize,
@@ -26,6 +27,7 @@ import {
   type ManifestEntry,
   readChunk,
 } from "../store/docs_chunks.ts";
+import { noticeStoreDamage } from "../store/store_health.ts";
 import { chunkSpans, ChunkStream, takeBytes } from "./chunker.ts";
 import { compressChunk, decompressChunk } from "./compression.ts";
 import { ContentHasher, sha256Hex } from "./content_hash.ts";
@@ -60,6 +62,21 @@ export class CorruptContentError extends VantageError {
     super("internal_error", message, { details });
     this.name = "CorruptContentError";
   }
+}
+
+/**
+ * The error for damaged content, recorded first as the store's health (so
+ * `/api/health` and `docs.status` know, whoever met it and whether or not
+ * the caller goes on past it).
+ */
+function corrupt(
+  db: DatabaseSync,
+  message: string,
+  details: Record<string, unknown>,
+): CorruptContentError {
+  const error = new CorruptContentError(message, details);
+  noticeStoreDamage(db, error);
+  return error;
 }
 
 class ChunkWriter {
@@ -231,10 +248,11 @@ export function* readContentPieces(
 ): Generator<Uint8Array> {
   const size = contentSize(db, hash);
   if (size === undefined) {
-    throw new CorruptContentError(
-      `the content of document ${label.path} (${hash}) is missing from the store`,
-      { document: label.path, document_hash: hash, document_id: label.id },
-    );
+    throw corrupt(db, `the content of document ${label.path} (${hash}) is missing from the store`, {
+      document: label.path,
+      document_hash: hash,
+      document_id: label.id,
+    });
   }
   const whole = new ContentHasher();
   for (const entry of contentManifest(db, hash)) {
@@ -244,7 +262,8 @@ export function* readContentPieces(
   }
   const actual = whole.digestHex();
   if (actual !== hash || whole.byteLength !== size) {
-    throw new CorruptContentError(
+    throw corrupt(
+      db,
       `document ${label.path} (${hash}) is corrupt: its chunks reassemble to ${whole.byteLength} bytes hashing to ${actual}`,
       { document: label.path, document_hash: hash, document_id: label.id, actual_hash: actual },
     );
@@ -304,28 +323,38 @@ function readVerifiedChunk(
   try {
     stored = readChunk(db, entry.chunk_hash);
   } catch (error) {
-    throw new CorruptContentError(
+    const pack = chunkPackFile(db, entry.chunk_hash);
+    throw corrupt(
+      db,
       `${where} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      details,
+      { ...details, ...(pack === undefined ? {} : { pack_file: pack }) },
     );
   }
   if (stored === undefined) {
-    throw new CorruptContentError(`${where} is missing from the store`, details);
+    throw corrupt(db, `${where} is missing from the store`, details);
   }
   let data: Uint8Array;
   try {
     data = decompressChunk(stored.data);
   } catch (error) {
-    throw new CorruptContentError(
-      `${where} is corrupt: ${error instanceof Error ? error.message : String(error)}`,
-      details,
+    const pack = chunkPackFile(db, entry.chunk_hash);
+    throw corrupt(
+      db,
+      `${where} is corrupt${pack === undefined ? "" : ` (stored in ${pack})`}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { ...details, ...(pack === undefined ? {} : { pack_file: pack }) },
     );
   }
   const actual = sha256Hex(data);
   if (actual !== entry.chunk_hash || data.length !== entry.length) {
-    throw new CorruptContentError(
-      `${where} is corrupt: its ${data.length} stored bytes hash to ${actual}`,
-      { ...details, actual_hash: actual },
+    const pack = chunkPackFile(db, entry.chunk_hash);
+    throw corrupt(
+      db,
+      `${where} is corrupt${
+        pack === undefined ? "" : ` (stored in ${pack})`
+      }: its ${data.length} stored bytes hash to ${actual}`,
+      { ...details, actual_hash: actual, ...(pack === undefined ? {} : { pack_file: pack }) },
     );
   }
   return data;
