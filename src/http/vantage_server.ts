@@ -35,7 +35,7 @@ import {
   readStoreHealth,
   summarizeHealth,
 } from "../store/store_health.ts";
-import { checkStructureAtStart } from "../memory/doc_verify.ts";
+import { checkStructureAtStart } from "../memory/store_structure.ts";
 import { createHandler, type Handler } from "./handler.ts";
 import { acquireServerLock, type ServerLock } from "./server_lock.ts";
 

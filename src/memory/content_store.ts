@@ -27,6 +27,7 @@ import {
   type ManifestEntry,
   readChunk,
 } from "../store/docs_chunks.ts";
+import { documentsWithContent } from "../store/docs_integrity.ts";
 import { noticeStoreDamage } from "../store/store_health.ts";
 import { chunkSpans, ChunkStream, takeBytes } from "./chunker.ts";
 import { compressChunk, decompressChunk } from "./compression.ts";
@@ -67,7 +68,9 @@ export class CorruptContentError extends VantageError {
 /**
  * The error for damaged content, recorded first as the store's health (so
  * `/api/health` and `docs.status` know, whoever met it and whether or not
- * the caller goes on past it).
+ * the caller goes on past it). A document deleted by another process while
+ * it was being read also loses its chunks midway: that is not damage, and
+ * is not recorded.
  */
 function corrupt(
   db: DatabaseSync,
@@ -75,7 +78,14 @@ function corrupt(
   details: Record<string, unknown>,
 ): CorruptContentError {
   const error = new CorruptContentError(message, details);
-  noticeStoreDamage(db, error);
+  const hash = details.document_hash;
+  try {
+    const stillStored = typeof hash !== "string" || contentExists(db, hash) ||
+      documentsWithContent(db, hash).length > 0;
+    if (stillStored) noticeStoreDamage(db, error);
+  } catch {
+    // A store too damaged to answer: the error itself still says what was met.
+  }
   return error;
 }
 

@@ -20,26 +20,25 @@
  *
  * @module
  */
-import { isAbsolute } from "node:path";
 import { maxMessageId } from "../store/agent_reads.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import { chunkReferenceCount, compactPacks, rewriteChunkBytes } from "../store/docs_chunks.ts";
+import { compactPacks } from "../store/docs_chunks.ts";
 import { queueIndexChange, replaceDocsIndex } from "../store/docs_fts.ts";
-import { documentsWithContent, removeIndexFile } from "../store/docs_integrity.ts";
-import { currentPackNumber, listPackFiles, rotatePack } from "../store/docs_packs.ts";
-import { MessageIndexer } from "../store/message_index.ts";
-import { chunksOf, collectGarbage, filePieces, putFileContent } from "./content_store.ts";
-import { compressChunk } from "./compression.ts";
-import { ContentHasher, sha256Hex } from "./content_hash.ts";
-import { catchUpDocsIndex } from "./doc_index.ts";
 import {
-  chunkProblem,
-  storeDamageAdvice,
-  type VerifyFindings,
-  verifyStore,
-  verifyUnopenedStore,
-  YIELD_EVERY_MS,
-} from "./doc_verify.ts";
+  type DocumentCheckRow,
+  documentsWithContent,
+  removeIndexFile,
+} from "../store/docs_integrity.ts";
+import { listPackFiles } from "../store/docs_packs.ts";
+import { MessageIndexer } from "../store/message_index.ts";
+import { chunkProblem } from "./chunk_check.ts";
+import { collectGarbage } from "./content_store.ts";
+import { catchUpDocsIndex } from "./doc_index.ts";
+import { type RecoveredChunk, recoverFromFile, writeRecovered } from "./chunk_recovery.ts";
+import { verifyStore } from "./doc_verify.ts";
+import { Pacer } from "./pacer.ts";
+import { storeDamageAdvice, verifyUnopenedStore } from "./store_structure.ts";
+import { type ContentDamage, counted, type VerifyFindings } from "./verify_report.ts";
 
 /** What to repair, and how. */
 export interface RepairOptions {
@@ -116,67 +115,6 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Gives the event loop a turn every {@linkcode YIELD_EVERY_MS}, and stops on abort. */
-async function pace(state: { last: number }, signal: AbortSignal | undefined): Promise<void> {
-  if (performance.now() - state.last < YIELD_EVERY_MS) return;
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  state.last = performance.now();
-  signal?.throwIfAborted();
-}
-
-/** A chunk's bytes recovered from a file, ready to store. */
-interface RecoveredChunk {
-  size: number;
-  stored: Uint8Array;
-}
-
-/**
- * Reads the original file of a document, if it is still there and still
- * the stored content, and takes the bytes of the chunks in `wanted`.
- * Returns the chunks found, or why the file cannot serve.
- */
-async function recoverFromFile(
-  path: string,
-  contentHash: string,
-  wanted: ReadonlySet<string>,
-  state: { last: number },
-  signal: AbortSignal | undefined,
-): Promise<Map<string, RecoveredChunk> | string> {
-  if (!isAbsolute(path)) return `it was not added from a file ('${path}' is a name, not a path)`;
-  const permission = Deno.permissions.querySync({ name: "read", path });
-  if (permission.state !== "granted") {
-    return `reading ${path} is not allowed here (add its folder to VANTAGE_ROOTS)`;
-  }
-  try {
-    if (!Deno.statSync(path).isFile) return `${path} is no longer a file`;
-  } catch {
-    return `its original file ${path} no longer exists`;
-  }
-  try {
-    const hasher = new ContentHasher();
-    for (const piece of filePieces(path)) {
-      hasher.update(piece);
-      await pace(state, signal);
-    }
-    const actual = hasher.digestHex();
-    if (actual !== contentHash) {
-      return `its original file ${path} has changed since it was stored (it hashes to ${actual})`;
-    }
-    const found = new Map<string, RecoveredChunk>();
-    for (const chunk of chunksOf(filePieces(path))) {
-      const hash = sha256Hex(chunk);
-      if (wanted.has(hash) && !found.has(hash)) {
-        found.set(hash, { size: chunk.length, stored: compressChunk(chunk) });
-      }
-      await pace(state, signal);
-    }
-    return found;
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    return `reading its original file ${path} failed: ${messageOf(error)}`;
-  }
-}
-
 /**
  * Repairs the store `db` belongs to.
  *
@@ -194,8 +132,7 @@ export async function repairStore(
   const dryRun = options.dryRun ?? false;
   const maxDocuments = options.maxDocuments ?? 100;
   const signal = options.signal;
-  const state = { last: performance.now() };
-  const findings: VerifyFindings = await verifyStore(db, { chunks: true, signal, maxDocuments });
+  const findings = await verifyStore(db, { chunks: true, signal, maxDocuments });
   const verified = findings.report;
   const report: RepairReport = {
     ok: false,
@@ -217,115 +154,153 @@ export async function repairStore(
     packs: { unreferenced: verified.reclaimable.pack_files, removed: 0, bytes_reclaimed: 0 },
     remaining: [],
   };
-  const finish = (): RepairReport => {
-    report.ok = report.remaining.length === 0;
-    report.duration_ms = Math.round(performance.now() - started);
-    return report;
-  };
-
   // A store whose own pages are damaged cannot be rebuilt from anything, and writing to it
   // could spread the damage: say what to do and touch nothing.
   if (verified.store.status === "damaged") {
     const file = verified.store.file ?? "the store";
     report.store.what_to_do = storeDamageAdvice(file);
     report.remaining.push(`${file}: ${verified.store.problems.slice(0, 3).join("; ")}`);
-    return finish();
+  } else {
+    const repair = new Repair(db, findings, report, dryRun, maxDocuments, new Pacer(signal));
+    await repair.contents();
+    if (!dryRun) repair.reclaimPacks();
+    repair.docsIndex();
+    signal?.throwIfAborted();
+    await repair.messageIndex(options.serveRunning, signal);
+  }
+  report.ok = report.remaining.length === 0;
+  report.duration_ms = Math.round(performance.now() - started);
+  return report;
+}
+
+/** One repair's steps, filling in its report. */
+class Repair {
+  /** Chunks written back. */
+  readonly #restored = new Set<string>();
+  /** Restored latest text documents, to index again from their whole text. */
+  readonly #reindex: number[] = [];
+
+  constructor(
+    readonly db: DatabaseSync,
+    readonly findings: VerifyFindings,
+    readonly report: RepairReport,
+    readonly dryRun: boolean,
+    readonly maxDocuments: number,
+    readonly pacer: Pacer,
+  ) {}
+
+  /** Damaged chunks, content by content, from the documents' original files. */
+  async contents(): Promise<void> {
+    for (const [contentHash, damage] of this.findings.contents) {
+      if (this.pacer.due) await this.pacer.pause();
+      const documents = documentsWithContent(this.db, contentHash);
+      const outcome = await this.#content(contentHash, damage, documents);
+      for (const document of documents) this.#record(document, outcome, [...damage.files]);
+    }
   }
 
-  // Damaged chunks, content by content, from the documents' original files.
-  const restored = new Set<string>();
-  const reindex: number[] = [];
-  for (const [contentHash, damage] of findings.contents) {
-    await pace(state, signal);
-    const documents = documentsWithContent(db, contentHash);
-    const files = [...damage.files];
-    const wanted = new Set([...damage.chunks].filter((hash) => !restored.has(hash)));
-    const listDamage = damage.problems.some((problem) => problem.startsWith("its chunk list"));
-    let outcome: { status: RepairedDocument["status"]; reason: string };
-    if (listDamage) {
-      outcome = {
+  async #content(
+    contentHash: string,
+    damage: ContentDamage,
+    documents: readonly DocumentCheckRow[],
+  ): Promise<{ status: RepairedDocument["status"]; reason: string }> {
+    if (damage.problems.some((problem) => problem.startsWith("its chunk list"))) {
+      return {
         status: "unrecoverable",
         reason: `${damage.problems[0]}; delete the document and add it again`,
       };
-    } else if (!damage.missing && wanted.size === 0) {
-      outcome = { status: dryRun ? "would_restore" : "restored", reason: "shared chunks restored" };
-    } else {
-      const reasons: string[] = [];
-      let recovered: { path: string; chunks: Map<string, RecoveredChunk> } | undefined;
-      for (const path of new Set(documents.map((document) => document.path))) {
-        const result = await recoverFromFile(path, contentHash, wanted, state, signal);
-        if (typeof result === "string") {
-          reasons.push(result);
-          continue;
-        }
-        if (result.size < wanted.size && !damage.missing) {
-          reasons.push(`${path} holds only ${result.size} of the ${wanted.size} damaged chunks`);
-          continue;
-        }
-        recovered = { path, chunks: result };
+    }
+    const wanted = new Set([...damage.chunks].filter((hash) => !this.#restored.has(hash)));
+    if (!damage.missing && wanted.size === 0) {
+      return {
+        status: this.dryRun ? "would_restore" : "restored",
+        reason: "its chunks were restored with another document's",
+      };
+    }
+    const reasons: string[] = [];
+    let source: { path: string; chunks: Map<string, RecoveredChunk> } | undefined;
+    for (const path of new Set(documents.map((document) => document.path))) {
+      const result = await recoverFromFile(path, contentHash, wanted, this.pacer);
+      if (typeof result === "string") {
+        reasons.push(result);
+      } else if (result.size < wanted.size && !damage.missing) {
+        reasons.push(`${path} holds only ${result.size} of the ${wanted.size} damaged chunks`);
+      } else {
+        source = { path, chunks: result };
         break;
       }
-      if (recovered === undefined) {
-        outcome = {
-          status: "unrecoverable",
-          reason: (reasons.length > 0 ? reasons : ["no document names a file it came from"])
-            .join("; "),
-        };
-      } else if (dryRun) {
-        outcome = { status: "would_restore", reason: `from ${recovered.path}` };
-      } else {
-        const source = recovered;
-        try {
-          writeRecovered(db, findings, contentHash, damage.missing, source.path, source.chunks);
-          const still = [...source.chunks.keys()].filter((hash) =>
-            chunkProblem(db, hash) !== undefined
-          );
-          if (still.length > 0) {
-            throw new Error(`chunks ${still.join(", ")} still fail their check after rewriting`);
-          }
-          for (const hash of source.chunks.keys()) restored.add(hash);
-          report.chunks.restored += source.chunks.size;
-          outcome = { status: "restored", reason: `from ${source.path}` };
-        } catch (error) {
-          outcome = {
-            status: "unrecoverable",
-            reason: `writing it back from ${source.path} failed: ${messageOf(error)}`,
-          };
-        }
-      }
     }
-    for (const document of documents) {
-      if (outcome.status === "unrecoverable") {
-        report.unrecoverable_documents++;
-        report.remaining.push(
-          `document #${document.id} ${document.path} (${document.hash}) cannot be restored: ${outcome.reason}`,
-        );
-      } else {
-        report.restored_documents++;
-        if (document.is_latest === 1 && document.is_text === 1) reindex.push(document.id);
-      }
-      if (report.documents.length < maxDocuments) {
-        report.documents.push({
-          id: document.id,
-          path: document.path,
-          hash: document.hash,
-          status: outcome.status,
-          reason: outcome.reason,
-          files,
-        });
-      } else {
-        report.documents_truncated = true;
-      }
+    if (source === undefined) {
+      return {
+        status: "unrecoverable",
+        reason: (reasons.length > 0 ? reasons : ["no document names a file it came from"])
+          .join("; "),
+      };
     }
+    if (this.dryRun) return { status: "would_restore", reason: `from ${source.path}` };
+    try {
+      writeRecovered(
+        this.db,
+        this.findings.damagedPacks,
+        contentHash,
+        damage.missing,
+        source.path,
+        source.chunks,
+      );
+      const still = [...source.chunks.keys()].filter((hash) =>
+        chunkProblem(this.db, hash) !== undefined
+      );
+      if (still.length > 0) {
+        throw new Error(`chunks ${still.join(", ")} still fail their check after rewriting`);
+      }
+    } catch (error) {
+      return {
+        status: "unrecoverable",
+        reason: `writing it back from ${source.path} failed: ${messageOf(error)}`,
+      };
+    }
+    for (const hash of source.chunks.keys()) this.#restored.add(hash);
+    this.report.chunks.restored += source.chunks.size;
+    return { status: "restored", reason: `from ${source.path}` };
   }
-  // Damaged chunks no document uses: the garbage collection drops them when nothing refers to them.
-  const orphaned = [...findings.chunks.keys()].filter((hash) =>
-    !restored.has(hash) &&
-    ![...findings.contents.values()].some((content) => content.chunks.has(hash))
-  );
 
-  // Packs nothing uses, and what the rewrites left unused: the garbage collection's pack pass.
-  if (!dryRun) {
+  #record(
+    document: DocumentCheckRow,
+    outcome: { status: RepairedDocument["status"]; reason: string },
+    files: string[],
+  ): void {
+    const report = this.report;
+    if (outcome.status === "unrecoverable") {
+      report.unrecoverable_documents++;
+      report.remaining.push(
+        `document #${document.id} ${document.path} (${document.hash}) cannot be restored: ${outcome.reason}`,
+      );
+    } else {
+      report.restored_documents++;
+      if (document.is_latest === 1 && document.is_text === 1) this.#reindex.push(document.id);
+    }
+    if (report.documents.length >= this.maxDocuments) {
+      report.documents_truncated = true;
+      return;
+    }
+    report.documents.push({
+      id: document.id,
+      path: document.path,
+      hash: document.hash,
+      status: outcome.status,
+      reason: outcome.reason,
+      files,
+    });
+  }
+
+  /**
+   * Packs nothing uses, and what the rewrites left unused, through the
+   * garbage collection's own pass (inside a write transaction, so no other
+   * process's pack is touched); damaged chunks no document uses are dropped
+   * by it once nothing refers to them, and reported while they stay.
+   */
+  reclaimPacks(): void {
+    const db = this.db;
     const before = listPackFiles(db);
     transaction(db, () => {
       collectGarbage(db);
@@ -334,68 +309,80 @@ export async function repairStore(
     const after = new Set(listPackFiles(db).map((file) => file.pack));
     for (const file of before) {
       if (after.has(file.pack)) continue;
-      report.packs.removed++;
-      report.packs.bytes_reclaimed += file.bytes;
+      this.report.packs.removed++;
+      this.report.packs.bytes_reclaimed += file.bytes;
     }
-    const left = orphaned.filter((hash) => chunkProblem(db, hash) !== undefined);
+    const contents = [...this.findings.contents.values()];
+    const left = [...this.findings.chunks.keys()].filter((hash) =>
+      !this.#restored.has(hash) && !contents.some((content) => content.chunks.has(hash)) &&
+      chunkProblem(db, hash) !== undefined
+    );
     if (left.length > 0) {
-      report.remaining.push(
-        `${left.length} damaged chunk${
-          left.length === 1 ? " is" : "s are"
-        } still stored though no document uses ${left.length === 1 ? "it" : "them"} (${
-          left.slice(0, 3).join(", ")
-        }${left.length > 3 ? ", …" : ""})`,
+      this.report.remaining.push(
+        `${counted(left.length, "damaged chunk")} still stored though no document uses ${
+          left.length === 1 ? "it" : "them"
+        } (${left.slice(0, 3).join(", ")}${left.length > 3 ? ", …" : ""})`,
       );
     }
   }
 
-  // The document search index.
-  const index = verified.index;
-  if (index.status === "damaged" || index.status === "missing" || index.status === "incomplete") {
-    report.docs_index.reason = index.problems.join("; ");
-    if (index.file === null) {
-      report.remaining.push(
-        `the search index of this in-memory store is ${index.status}; it cannot be replaced`,
-      );
-    } else if (dryRun) {
-      report.docs_index.action = "would_rebuild";
-    } else {
-      report.docs_index.new_file = replaceDocsIndex(db, index.file);
-      report.docs_index.documents_indexed = catchUpDocsIndex(db, 0);
-      report.docs_index.action = "rebuilt";
+  /**
+   * The document search index: a new generation when it is damaged, lost or
+   * incomplete, with every queued change applied now; otherwise the restored
+   * documents indexed again. Index files of earlier generations are removed.
+   */
+  docsIndex(): void {
+    const db = this.db;
+    const index = this.findings.report.index;
+    const report = this.report;
+    if (index.status === "damaged" || index.status === "missing" || index.status === "incomplete") {
+      report.docs_index.reason = index.problems.join("; ");
+      if (index.file === null) {
+        report.remaining.push(
+          `the search index of this in-memory store is ${index.status}; it cannot be replaced`,
+        );
+      } else if (this.dryRun) {
+        report.docs_index.action = "would_rebuild";
+      } else {
+        report.docs_index.new_file = replaceDocsIndex(db, index.file);
+        report.docs_index.documents_indexed = catchUpDocsIndex(db, 0);
+        report.docs_index.action = "rebuilt";
+      }
+    } else if (this.#reindex.length > 0 && !this.dryRun) {
+      // An index made while they were damaged holds only their titles and paths.
+      transaction(db, () => {
+        for (const id of this.#reindex) queueIndexChange(db, id, "add");
+      });
+      catchUpDocsIndex(db, 0);
     }
-  } else if (reindex.length > 0 && !dryRun) {
-    // Restored documents are indexed again from their whole text (an index made while they were
-    // damaged holds only their titles and paths).
-    transaction(db, () => {
-      for (const id of reindex) queueIndexChange(db, id, "add");
-    });
-    catchUpDocsIndex(db, 0);
+    for (const file of this.findings.report.files) {
+      if (file.kind !== "earlier_index") continue;
+      if (!this.dryRun) removeIndexFile(file.path);
+      report.earlier_index_files.push(file.path);
+    }
   }
-  for (const file of verified.files) {
-    if (file.kind !== "earlier_index") continue;
-    if (!dryRun) removeIndexFile(file.path);
-    report.earlier_index_files.push(file.path);
-  }
-  signal?.throwIfAborted();
 
-  // The message index: its indexer runs in serve, so only rebuilt while no serve holds the home.
-  const messages = verified.message_index;
-  if (messages.status === "damaged" && messages.file !== null) {
+  /** The message index: its indexer runs in serve, so only rebuilt while no serve holds the home. */
+  async messageIndex(
+    serveRunning: () => Promise<boolean>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const messages = this.findings.report.message_index;
+    const report = this.report;
+    if (messages.status !== "damaged" || messages.file === null) return;
     report.message_index.reason = messages.problems.join("; ");
-    if (await options.serveRunning()) {
+    if (await serveRunning()) {
       report.message_index.action = "left";
       report.message_index.what_to_do =
         `stop 'vantage serve' (it keeps ${messages.file} open and writes it), then run 'vantage repair' again`;
       report.remaining.push(`${messages.file}: damaged; ${report.message_index.what_to_do}`);
-    } else if (dryRun) {
+    } else if (this.dryRun) {
       report.message_index.action = "would_rebuild";
     } else {
-      await rebuildMessageIndex(db, verified.store.file!, messages.file, signal);
+      await rebuildMessageIndex(this.db, this.findings.report.store.file!, messages.file, signal);
       report.message_index.action = "rebuilt";
     }
   }
-  return finish();
 }
 
 /**
@@ -430,30 +417,6 @@ export async function repairUnopenedStore(
     packs: { unreferenced: 0, removed: 0, bytes_reclaimed: 0 },
     remaining: [`${file}: ${verified.store.problems.slice(0, 3).join("; ")}`],
   };
-}
-
-/** Writes recovered chunks back (and the content row, when that was lost) in one transaction. */
-function writeRecovered(
-  db: DatabaseSync,
-  findings: VerifyFindings,
-  contentHash: string,
-  contentMissing: boolean,
-  path: string,
-  chunks: ReadonlyMap<string, RecoveredChunk>,
-): void {
-  transaction(db, () => {
-    // New bytes must not land in a pack that is itself missing, short or damaged.
-    if (findings.damagedPacks.has(currentPackNumber(db))) rotatePack(db);
-    for (const [hash, chunk] of chunks) {
-      rewriteChunkBytes(db, hash, chunk.size, chunk.stored, () => chunkReferenceCount(db, hash));
-    }
-    if (contentMissing) {
-      const put = putFileContent(db, path, Date.now());
-      if (put.hash !== contentHash) {
-        throw new Error(`${path} changed while it was read (it now hashes to ${put.hash})`);
-      }
-    }
-  });
 }
 
 /** Removes a damaged message index and indexes every stored message into a new one. */

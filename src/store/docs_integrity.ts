@@ -31,6 +31,15 @@ export interface InlineChunk extends ChunkRef {
   data: Uint8Array;
 }
 
+/** The file of a store connection; undefined for an in-memory store. */
+export function storeFilePath(db: DatabaseSync): string | undefined {
+  const row = db.prepare("SELECT file FROM pragma_database_list WHERE name = 'main'").get() as
+    | { file: string }
+    | undefined;
+  const file = row?.file ?? "";
+  return file === "" || file === ":memory:" ? undefined : file;
+}
+
 /** Every pack number a chunk row names, ascending. */
 export function packNumbersInUse(db: DatabaseSync): number[] {
   return (prepared(

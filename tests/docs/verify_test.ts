@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
 import { sha256Hex } from "../../src/memory/content_hash.ts";
+import { CorruptContentError, readContent } from "../../src/memory/content_store.ts";
 import { verifyStore } from "../../src/memory/doc_verify.ts";
 import { closeDocsIndex, docsIndex, docsIndexFile } from "../../src/store/docs_fts.ts";
 import { openMessageIndex } from "../../src/store/message_index.ts";
@@ -442,5 +443,24 @@ Deno.test("restore goes on past a damaged document, writes the good ones and nam
   } finally {
     await docs.close();
     await Deno.remove(output, { recursive: true });
+  }
+});
+
+Deno.test("a document deleted while it is read is not recorded as damage", async () => {
+  const docs = await openHarness();
+  try {
+    const added = await docs.run("docs.add", {
+      content: "# gone\n\nsoon deleted\n",
+      name: "gone.md",
+    });
+    await docs.run("docs.delete", { name: "gone.md" });
+    // What a read that started before the delete meets: the content and its chunks are gone.
+    assert.throws(
+      () => readContent(docs.db, added.hash as string, { path: "gone.md" }),
+      CorruptContentError,
+    );
+    assert.equal(((await docs.run("docs.status", {})).damage as { status: string }).status, "ok");
+  } finally {
+    await docs.close();
   }
 });

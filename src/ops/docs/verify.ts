@@ -9,7 +9,8 @@
  * @module
  */
 import { z } from "zod";
-import { verifyStore, verifyUnopenedStore } from "../../memory/doc_verify.ts";
+import { verifyStore } from "../../memory/doc_verify.ts";
+import { verifyUnopenedStore } from "../../memory/store_structure.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import { isDamageError, recordVerifyOutcome, storeFolder } from "../../store/store_health.ts";
 import { defineOperation, type Operation, type OperationContext } from "../operation.ts";
