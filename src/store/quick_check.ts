@@ -9,8 +9,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "./database.ts";
-import { isCorruptionError } from "./database.ts";
+import { type DatabaseSync, isCorruptionError } from "./database.ts";
 
 /** What the check found in one file. */
 export interface FileCheck {

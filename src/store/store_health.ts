@@ -17,6 +17,7 @@
 import { dirname, join } from "node:path";
 import { PRIVATE_FILE_MODE } from "../core/private_files.ts";
 import { type DatabaseSync, isCorruptionError } from "./database.ts";
+import { storeFilePath } from "./docs_integrity.ts";
 
 /** The health file's name, in the folder of the store. */
 export const STORE_HEALTH_FILE = "store-health.json";
@@ -80,11 +81,8 @@ export function storeHealthPath(folder: string): string {
 
 /** The folder a store connection's file is in; undefined for an in-memory store. */
 export function storeFolder(db: DatabaseSync): string | undefined {
-  const row = db.prepare("SELECT file FROM pragma_database_list WHERE name = 'main'").get() as
-    | { file: string }
-    | undefined;
-  const file = row?.file ?? "";
-  return file === "" || file === ":memory:" ? undefined : dirname(file);
+  const file = storeFilePath(db);
+  return file === undefined ? undefined : dirname(file);
 }
 
 /** Reads the health file of the store in `folder` (empty when there is none or it is unreadable). */
