@@ -55,8 +55,14 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "doctor",
-    summary: "Check each agent's Vantage setup and the server; say what to fix",
+    summary:
+      "Check each agent's Vantage setup and the server (--store: the store); say what to fix",
     load: () => loadCommand("doctor"),
+  },
+  {
+    name: "repair",
+    summary: "Rebuild what can be rebuilt in a damaged store; say what cannot",
+    load: () => loadCommand("repair"),
   },
   {
     name: "hook",

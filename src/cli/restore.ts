@@ -15,7 +15,9 @@ export const command: Command = {
   usage: `Usage: vantage restore (--collection NAME | --snapshot ID) --output DIR [options]
 
 Writes stored documents back to disk, byte-identical, below DIR at the
-path each had below the folder it was added from.
+path each had below the folder it was added from. A document whose stored
+bytes are damaged is reported (with the chunk and pack) and not written;
+the others still are, and the exit code is 1.
 
 Options:
   --collection NAME   Restore this collection
@@ -68,8 +70,8 @@ Options:
     writeStdout(
       `${result.dry_run ? "would restore" : "restored"} ${result.restored} of ${result.total} ` +
         `(${formatBytes(result.bytes as number)}) into ${result.output_directory}; ` +
-        `${result.skipped} skipped, ${result.refused} refused\n`,
+        `${result.skipped} skipped, ${result.refused} refused, ${result.damaged} damaged\n`,
     );
-    return result.refused as number > 0 ? 1 : 0;
+    return (result.refused as number) > 0 || (result.damaged as number) > 0 ? 1 : 0;
   },
 };

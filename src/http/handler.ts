@@ -52,7 +52,10 @@ export interface HandlerDependencies {
   guard: GuardOptions;
   /** Stores one hook delivery and returns what to tell the agent. */
   takeHook(delivery: HookDelivery): IntakeResult & { output?: unknown };
-  /** Extra health facts (counts, uptime). */
+  /**
+   * Extra health facts (counts, uptime); a `status` among them (`degraded`,
+   * with `reasons`, while the store is known to be damaged) replaces `ok`.
+   */
   health?(): Record<string, unknown>;
   /** Largest hook body accepted, bytes (default 16 MiB). */
   hookBodyLimit?: number;
@@ -110,6 +113,7 @@ export function createHandler(deps: HandlerDependencies): Handler {
       const isApi = path.startsWith("/api/") || path === "/api" || path === "/mcp";
       guardRequest(request, deps.guard, isApi);
       if (path === "/api/health") {
+        // Still 200 when degraded: the server is alive (the lock's liveness probe relies on it).
         return json({ status: "ok", version: VERSION, ...(deps.health?.() ?? {}) });
       }
       if (path === "/api/hooks") {

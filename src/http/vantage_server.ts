@@ -28,8 +28,16 @@ import { EventBus } from "./event_bus.ts";
 import { readEnv } from "../core/config.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
 import { MessageIndexer } from "../store/message_index.ts";
+import { messageIndexPath } from "../store/message_index_schema.ts";
+import {
+  isDamageError,
+  noticeDamageIn,
+  readStoreHealth,
+  summarizeHealth,
+} from "../store/store_health.ts";
+import { checkStructureAtStart } from "../memory/store_structure.ts";
 import { createHandler, type Handler } from "./handler.ts";
-import { acquireServerLock, type ServerLock } from "./server_lock.ts";
+import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
 
 /** Options for {@link startVantageServer}. */
 export interface VantageServerOptions {
@@ -67,6 +75,12 @@ export interface RunningServer {
   finished: Promise<void>;
   /** Live events published to /api/events. */
   events: EventBus;
+}
+
+/** The health `/api/health` reports beside its counters. */
+function storeHealthOf(home: string): { status: "ok" | "degraded"; reasons: string[] } {
+  const summary = summarizeHealth(readStoreHealth(home));
+  return { status: summary.status, reasons: summary.reasons };
 }
 
 /**
@@ -108,7 +122,13 @@ async function startHolding(
   let noticeTranscript: (path: string) => void = () => {};
 
   const takeHook = (delivery: HookDelivery): IntakeResult & { output?: unknown } => {
-    const result: IntakeResult & { output?: unknown } = takeHookDelivery(db, delivery);
+    let result: IntakeResult & { output?: unknown };
+    try {
+      result = takeHookDelivery(db, delivery);
+    } catch (error) {
+      noticeDamageIn(paths.home, error);
+      throw error;
+    }
     if (result.stored) {
       try {
         if (result.event.transcript_path !== undefined) {
@@ -172,12 +192,28 @@ async function startHolding(
     replaying = false;
   }, options.spoolIntervalMs ?? 5_000);
 
-  const indexer = await MessageIndexer.start(
-    paths.database,
-    () => maxMessageId(db),
-    (message) => log.error("message indexing failed", { error: message }),
-  );
-  indexer.kick(); // Index anything an earlier process stored but did not index.
+  let indexer: MessageIndexer | undefined;
+  try {
+    indexer = await MessageIndexer.start(
+      paths.database,
+      () => maxMessageId(db),
+      (message) => {
+        log.error("message indexing failed", { error: message });
+        noticeDamageIn(paths.home, new Error(message), messageIndexPath(paths.database));
+      },
+    );
+  } catch (error) {
+    // A damaged message index must not keep the server (hooks, documents, the dashboard) down:
+    // session search goes without new messages until 'vantage repair' rebuilds it.
+    if (!isDamageError(error)) throw error;
+    const file = messageIndexPath(paths.database);
+    log.error("the message index is damaged; messages are not indexed until it is repaired", {
+      file,
+      error: String(error),
+    });
+    noticeDamageIn(paths.home, error, file);
+  }
+  indexer?.kick(); // Index anything an earlier process stored but did not index.
   const tailer = new TranscriptTailer(db, {
     home: paths.userHome,
     prices,
@@ -185,7 +221,7 @@ async function startHolding(
     // Small batches keep each transaction short, so hooks are answered promptly during a backfill.
     batchBytes: 1024 * 1024,
     onIngest: (file, counts) => {
-      indexer.kick();
+      indexer?.kick();
       if (counts.messages > 0 || counts.usage > 0) {
         events.publish("messages", {
           file,
@@ -196,7 +232,10 @@ async function startHolding(
         });
       }
     },
-    onError: (file, error) => log.warn("transcript ingest failed", { file, error: String(error) }),
+    onError: (file, error) => {
+      log.warn("transcript ingest failed", { file, error: String(error) });
+      noticeDamageIn(paths.home, error);
+    },
   });
   noticeTranscript = (path) => tailer.notice(path);
 
@@ -210,7 +249,10 @@ async function startHolding(
   const handler = createHandler({
     guard: { bindHost: options.host, port: options.port, token: options.token },
     takeHook,
+    // Degraded while damage is recorded: found by a verification, met by any process of this
+    // data home, or by the structural check below.
     health: () => ({
+      ...storeHealthOf(paths.home),
       uptime_ms: Date.now() - started,
       hooks_stored: hooksStored,
       pid: Deno.pid,
@@ -235,6 +277,21 @@ async function startHolding(
   const port = await listeningPort;
   await lock.record(port);
 
+  // The structural check reads every page of the store and index files: seconds on a large
+  // store, so on a worker, after the server already answers.
+  const structureCheck = new AbortController();
+  const structure = checkStructureAtStart(db, structureCheck.signal).then((checks) => {
+    for (const check of checks) {
+      if (check.status === "damaged") {
+        log.error("store damage found at start", { file: check.path, problems: check.problems });
+      }
+    }
+  }, (error) => {
+    if (!structureCheck.signal.aborted) {
+      log.error("the structural check at start failed", { error: String(error) });
+    }
+  });
+
   const initialScan = options.tail === false ? Promise.resolve() : tailer.start().then(
     (counts) => {
       if (counts.lines > 0) {
@@ -251,6 +308,8 @@ async function startHolding(
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     stopping ??= (async () => {
+      structureCheck.abort();
+      await structure;
       clearInterval(spoolTimer);
       watch.stop();
       perception.close();
@@ -260,9 +319,13 @@ async function startHolding(
       await server.finished.catch(() => {});
       await tailer.stop();
       await replay(); // Anything spooled while we were stopping still lands.
-      await Promise.race([indexer.caughtUp(), new Promise((resolve) => setTimeout(resolve, 5_000))])
-        .catch(() => {});
-      indexer.close();
+      if (indexer !== undefined) {
+        await Promise.race([
+          indexer.caughtUp(),
+          new Promise((resolve) => setTimeout(resolve, 5_000)),
+        ]).catch(() => {});
+        indexer.close();
+      }
       checkpoint(db);
       services.close();
     })().finally(() => lock.release());

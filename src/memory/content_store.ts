@@ -17,6 +17,7 @@ import { type DatabaseSync, transaction } from "../store/database.ts";
 import {
   addChunkReferences,
   chunkExists,
+  chunkPackFile,
   compactChunkPacks,
   contentExists,
   contentManifest,
@@ -27,6 +28,8 @@ import {
   type ManifestEntry,
   readChunk,
 } from "../store/docs_chunks.ts";
+import { documentsWithContent } from "../store/docs_integrity.ts";
+import { noticeStoreDamage } from "../store/store_health.ts";
 import { chunkSpans, ChunkStream, takeBytes } from "./chunker.ts";
 import { compressChunk, decompressChunk } from "./compression.ts";
 import { ContentHasher, sha256Hex } from "./content_hash.ts";
@@ -61,6 +64,30 @@ export class CorruptContentError extends VantageError {
     super("internal_error", message, { details });
     this.name = "CorruptContentError";
   }
+}
+
+/**
+ * The error for damaged content, recorded first as the store's health (so
+ * `/api/health` and `docs.status` know, whoever met it and whether or not
+ * the caller goes on past it). A document deleted by another process while
+ * it was being read also loses its chunks midway: that is not damage, and
+ * is not recorded.
+ */
+function corrupt(
+  db: DatabaseSync,
+  message: string,
+  details: Record<string, unknown>,
+): CorruptContentError {
+  const error = new CorruptContentError(message, details);
+  const hash = details.document_hash;
+  try {
+    const stillStored = typeof hash !== "string" || contentExists(db, hash) ||
+      documentsWithContent(db, hash).length > 0;
+    if (stillStored) noticeStoreDamage(db, error);
+  } catch {
+    // A store too damaged to answer: the error itself still says what was met.
+  }
+  return error;
 }
 
 class ChunkWriter {
@@ -232,10 +259,11 @@ export function* readContentPieces(
 ): Generator<Uint8Array> {
   const size = contentSize(db, hash);
   if (size === undefined) {
-    throw new CorruptContentError(
-      `the content of document ${label.path} (${hash}) is missing from the store`,
-      { document: label.path, document_hash: hash, document_id: label.id },
-    );
+    throw corrupt(db, `the content of document ${label.path} (${hash}) is missing from the store`, {
+      document: label.path,
+      document_hash: hash,
+      document_id: label.id,
+    });
   }
   const whole = new ContentHasher();
   for (const entry of contentManifest(db, hash)) {
@@ -245,7 +273,8 @@ export function* readContentPieces(
   }
   const actual = whole.digestHex();
   if (actual !== hash || whole.byteLength !== size) {
-    throw new CorruptContentError(
+    throw corrupt(
+      db,
       `document ${label.path} (${hash}) is corrupt: its chunks reassemble to ${whole.byteLength} bytes hashing to ${actual}`,
       { document: label.path, document_hash: hash, document_id: label.id, actual_hash: actual },
     );
@@ -305,28 +334,38 @@ function readVerifiedChunk(
   try {
     stored = readChunk(db, entry.chunk_hash);
   } catch (error) {
-    throw new CorruptContentError(
+    const pack = chunkPackFile(db, entry.chunk_hash);
+    throw corrupt(
+      db,
       `${where} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      details,
+      { ...details, ...(pack === undefined ? {} : { pack_file: pack }) },
     );
   }
   if (stored === undefined) {
-    throw new CorruptContentError(`${where} is missing from the store`, details);
+    throw corrupt(db, `${where} is missing from the store`, details);
   }
   let data: Uint8Array;
   try {
     data = decompressChunk(stored.data);
   } catch (error) {
-    throw new CorruptContentError(
-      `${where} is corrupt: ${error instanceof Error ? error.message : String(error)}`,
-      details,
+    const pack = chunkPackFile(db, entry.chunk_hash);
+    throw corrupt(
+      db,
+      `${where} is corrupt${pack === undefined ? "" : ` (stored in ${pack})`}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { ...details, ...(pack === undefined ? {} : { pack_file: pack }) },
     );
   }
   const actual = sha256Hex(data);
   if (actual !== entry.chunk_hash || data.length !== entry.length) {
-    throw new CorruptContentError(
-      `${where} is corrupt: its ${data.length} stored bytes hash to ${actual}`,
-      { ...details, actual_hash: actual },
+    const pack = chunkPackFile(db, entry.chunk_hash);
+    throw corrupt(
+      db,
+      `${where} is corrupt${
+        pack === undefined ? "" : ` (stored in ${pack})`
+      }: its ${data.length} stored bytes hash to ${actual}`,
+      { ...details, actual_hash: actual, ...(pack === undefined ? {} : { pack_file: pack }) },
     );
   }
   return data;

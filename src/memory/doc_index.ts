@@ -28,7 +28,7 @@ import {
   queueIndexChange,
 } from "../store/docs_fts.ts";
 import { documentById } from "../store/docs_documents.ts";
-import { transaction } from "../store/database.ts";
+import { storeFailure, transaction } from "../store/database.ts";
 import { readContentPrefix } from "./content_store.ts";
 import { extractText } from "./text_extract.ts";
 import { deleteGraph, insertGraph } from "../store/docs_graph.ts";
@@ -191,7 +191,7 @@ export function applyOwnChanges(db: DatabaseSync, changes: readonly IndexChange[
   } catch (error) {
     // Words cached by the rolled-back transaction may not be stored.
     KNOWN_TERMS.delete(index);
-    throw error;
+    throw storeFailure(error, "updating the document search index", path);
   }
   // Only once the index has committed: a crash in between applies them again, harmlessly.
   transaction(db, () => clearIndexChanges(db, changes.map((change) => change.seq), path));

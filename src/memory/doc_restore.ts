@@ -3,7 +3,8 @@
  * and/or a collection, written below an output folder at the path they had
  * below the folder they were added from. Every byte is verified against its
  * hash before a file takes its final name, and a stored path that would land
- * outside the output folder is refused.
+ * outside the output folder is refused. A document whose stored bytes are
+ * damaged is reported (naming the chunk and its pack) and the restore goes on.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { type DocumentRow, documentsByIds, listDocuments } from "../store/docs_documents.ts";
 import { snapshotById, snapshotMemberIds } from "../store/docs_snapshots.ts";
+import { isDamageError } from "../store/store_health.ts";
 import { readContentPieces } from "./content_store.ts";
 import { createPathFilter } from "./glob.ts";
 
@@ -43,9 +45,13 @@ export interface RestoredFile {
   hash: string;
   /** Bytes. */
   size: number;
-  /** `written`, `would_write`, `exists` (skipped), `duplicate` (same target twice) or `refused`. */
-  status: "written" | "would_write" | "exists" | "duplicate" | "refused";
-  /** Why it was refused. */
+  /**
+   * `written`, `would_write`, `exists` (skipped), `duplicate` (same target
+   * twice), `refused`, or `damaged` (its stored bytes failed their check:
+   * nothing was written for it).
+   */
+  status: "written" | "would_write" | "exists" | "duplicate" | "refused" | "damaged";
+  /** Why it was refused, or what is damaged (naming the chunk and its pack). */
   reason?: string;
 }
 
@@ -63,6 +69,8 @@ export interface RestoreReport {
   skipped: number;
   /** Documents refused because their path escapes the output folder. */
   refused: number;
+  /** Documents not written because their stored bytes are damaged. */
+  damaged: number;
   /** Bytes written (or that would be). */
   bytes: number;
   /** Per document. */
@@ -87,6 +95,7 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
     restored: 0,
     skipped: 0,
     refused: 0,
+    damaged: 0,
     bytes: 0,
     files: [],
   };
@@ -129,7 +138,17 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
     if (request.dryRun) {
       file.status = "would_write";
     } else {
-      writeVerified(db, row, target);
+      try {
+        writeVerified(db, row, target);
+      } catch (error) {
+        // One damaged document must not cost the others their restore: it is reported instead.
+        if (!isDamageError(error)) throw error;
+        file.status = "damaged";
+        file.reason = error instanceof Error ? error.message : String(error);
+        report.damaged++;
+        report.files.push(file);
+        continue;
+      }
     }
     report.restored++;
     report.bytes += row.size;

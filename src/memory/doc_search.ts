@@ -19,10 +19,11 @@ import {
 import {
   type ColumnWeights,
   docsIndex,
+  docsIndexFile,
   matchFts,
   termsSharingTrigrams,
 } from "../store/docs_fts.ts";
-import { transaction } from "../store/database.ts";
+import { storeFailure, transaction } from "../store/database.ts";
 import {
   catchUpDocsIndexGently,
   embedPending,
@@ -232,7 +233,23 @@ export function keywordHits(
 ): RankedDocument[] {
   const terms = queryKeywords(query);
   if (terms.length === 0) return [];
-  return matchFts(docsIndex(db), anyTermExpression(terms), columns, limit, allow);
+  return fromIndex(
+    db,
+    (index) => matchFts(index, anyTermExpression(terms), columns, limit, allow),
+  );
+}
+
+/**
+ * Runs a read on the search index file; an error from a damaged file names
+ * the file (and what to run) instead of SQLite's bare "malformed".
+ */
+function fromIndex<T>(db: DatabaseSync, read: (index: DatabaseSync) => T): T {
+  const index = docsIndex(db);
+  try {
+    return read(index);
+  } catch (error) {
+    throw storeFailure(error, "searching the document index", docsIndexFile(db));
+  }
 }
 
 /**
@@ -247,7 +264,7 @@ export function similarWords(
 ): Array<{ word: string; similarity: number }> {
   const expression = sharedTrigramExpression(word);
   if (expression === undefined) return [{ word, similarity: 1 }];
-  const scored = termsSharingTrigrams(docsIndex(db), expression, 200)
+  const scored = fromIndex(db, (index) => termsSharingTrigrams(index, expression, 200))
     .map((candidate) => ({ word: candidate, similarity: trigramSimilarity(word, candidate) }))
     .filter((candidate) => candidate.similarity >= similarity)
     .sort((a, b) => b.similarity - a.similarity || a.word.localeCompare(b.word));
@@ -273,12 +290,9 @@ export function fuzzyHits(
     for (const match of similarWords(db, term, similarity)) widened.add(match.word);
   }
   if (widened.size === 0) return [];
-  return matchFts(
-    docsIndex(db),
-    anyTermExpression([...widened]),
-    columns,
-    limit,
-    allow,
+  return fromIndex(
+    db,
+    (index) => matchFts(index, anyTermExpression([...widened]), columns, limit, allow),
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Storage statistics in the YAMS `status` shape — documents, bytes, unique
  * blocks and what deduplication saved — with an optional detailed breakdown
- * and per-type counts.
+ * and per-type counts, and the store's recorded health.
  *
  * @module
  */
@@ -13,6 +13,12 @@ import { edgeCount } from "../store/docs_graph.ts";
 import { currentSession } from "../store/docs_sessions.ts";
 import { snapshotCount } from "../store/docs_snapshots.ts";
 import { vectorCount } from "../store/docs_vectors.ts";
+import {
+  type HealthSummary,
+  readStoreHealth,
+  storeFolder,
+  summarizeHealth,
+} from "../store/store_health.ts";
 
 /** The detailed breakdown of `status`. */
 export interface StatusDetails {
@@ -58,6 +64,11 @@ export interface StatusReport {
   deduplicated_bytes: number;
   /** Deduplicated bytes over total bytes. */
   dedup_ratio: number;
+  /**
+   * The store's recorded health: `degraded` (with the reasons) while damage
+   * found by a verification, or met by any process, is not yet repaired.
+   */
+  damage: HealthSummary;
   /** With `detailed`. */
   details?: StatusDetails;
   /** With `file_types`. */
@@ -66,6 +77,12 @@ export interface StatusReport {
 
 function ratio(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 10000) / 10000 : 0;
+}
+
+/** The recorded health of the store `db` belongs to (always ok for an in-memory store). */
+function storeHealth(db: DatabaseSync): HealthSummary {
+  const folder = storeFolder(db);
+  return summarizeHealth(folder === undefined ? { damage: [] } : readStoreHealth(folder));
 }
 
 /** Computes the status report. */
@@ -82,6 +99,7 @@ export function storageStatus(
     unique_blocks: chunks.chunks,
     deduplicated_bytes: deduplicated,
     dedup_ratio: ratio(deduplicated, docs.bytes),
+    damage: storeHealth(db),
   };
   if (options.detailed) {
     const packs = listPackFiles(db);

@@ -11,7 +11,7 @@ import type { Catalog } from "./catalog.ts";
 import { toJsonSchema } from "./json_schema.ts";
 import { type Caller, missingScopes, type Operation, type SchemaIssue } from "./operation.ts";
 import { resolveReferences } from "./prev_reference.ts";
-import { Services } from "./services.ts";
+import { type ServiceKey, serviceKey, Services } from "./services.ts";
 
 /** A successful run. */
 export interface ExecuteSuccess {
@@ -74,6 +74,24 @@ export interface ExecuteOptions {
   services?: Services;
   /** Cancels the run from outside. */
   signal?: AbortSignal;
+}
+
+/**
+ * A service the executor tells about every error an operation throws (its
+ * own domain failures and time limits aside), so a host can notice what it
+ * cares about — Vantage records damaged-store errors as the store's health —
+ * without every operation doing so. What the observer throws is ignored.
+ */
+export const FAILURE_OBSERVER: ServiceKey<(operationId: string, error: unknown) => void> =
+  serviceKey<(operationId: string, error: unknown) => void>("operation failure observer");
+
+function observeFailure(services: Services | undefined, operationId: string, error: unknown) {
+  if (services === undefined || !services.has(FAILURE_OBSERVER)) return;
+  try {
+    services.get(FAILURE_OBSERVER)(operationId, error);
+  } catch {
+    // Observing must never change what the caller is told.
+  }
 }
 
 /** True when a response is an error of either kind. */
@@ -194,12 +212,14 @@ async function runValidated(
     if (error instanceof VantageError) {
       // A kind the operation raised itself (not_found, conflict, …) is still its own domain answer.
       if (error.kind === "timeout") return { error: error.toObject() };
+      observeFailure(options.services, operation.id, error);
       const operationError: ExecuteOperationError["operation_error"] = {
         message: error.message,
         details: { kind: error.kind, ...error.details },
       };
       return { ...envelope, operation_error: operationError, dispatched: true };
     }
+    observeFailure(options.services, operation.id, error);
     return { error: toErrorObject(error, true) };
   } finally {
     clearTimeout(timer);

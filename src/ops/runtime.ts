@@ -10,6 +10,8 @@ import { type DatabaseSync, openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
 import { openMessageIndex } from "../store/message_index.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/readonly_query.ts";
+import { noticeDamageIn } from "../store/store_health.ts";
+import { FAILURE_OBSERVER } from "./executor.ts";
 import { type ServiceKey, serviceKey, Services } from "./services.ts";
 
 /** Where the data home and its files are. */
@@ -62,6 +64,12 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     services.get(DATABASE); // creates the data folder
     return openMessageIndex(paths.database);
   }, (db) => db.close());
+  // Damage any operation meets (a chunk failing its hash, SQLite's "malformed") becomes the
+  // store's recorded health, which serve's /api/health and docs.status report.
+  services.provide(
+    FAILURE_OBSERVER,
+    () => (_operation, error) => noticeDamageIn(paths.home, error),
+  );
   services.provide(READ_ONLY_DATABASE, () => {
     // Make sure the file and schema exist before opening it read-only.
     services.get(DATABASE);

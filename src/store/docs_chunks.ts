@@ -12,6 +12,7 @@ import {
   appendToPack,
   currentPackNumber,
   listPackFiles,
+  packFilePath,
   type PackLocation,
   readFromPack,
   removePackAfterCommit,
@@ -62,6 +63,61 @@ const EMPTY = new Uint8Array(0);
 function place(db: DatabaseSync, data: Uint8Array): [Uint8Array, number | null, number | null] {
   const location = appendToPack(db, data);
   return location === undefined ? [data, null, null] : [EMPTY, location.pack, location.offset];
+}
+
+/**
+ * Puts back the stored bytes of a damaged (or lost) chunk, inside the
+ * caller's transaction, through the same placement as
+ * {@linkcode insertChunk}: into the current pack when they are large enough,
+ * else into the row. The row keeps its references; a row that was lost is
+ * made again with `references` (see {@linkcode chunkReferenceCount}). The
+ * bytes the row pointed at before stay where they are, unreferenced, until
+ * pack compaction reclaims them.
+ */
+export function rewriteChunkBytes(
+  db: DatabaseSync,
+  hash: string,
+  size: number,
+  data: Uint8Array,
+  references: () => number,
+): void {
+  const [bytes, pack, offset] = place(db, data);
+  const updated = prepared(
+    db,
+    "UPDATE docs_chunks SET size = ?, stored_size = ?, data = ?, pack = ?, pack_offset = ? WHERE hash = ?",
+  ).run(size, data.length, bytes, pack, offset, hash);
+  if (Number(updated.changes) > 0) return;
+  prepared(
+    db,
+    `INSERT INTO docs_chunks (hash, size, stored_size, ref_count, data, pack, pack_offset)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(hash, size, data.length, references(), bytes, pack, offset);
+}
+
+/**
+ * How many references a chunk should hold: one per entry of a chunk list
+ * naming it, and one per single-chunk content that is the chunk itself.
+ * Reads every chunk list (chunk lists are not indexed by chunk): for repair.
+ */
+export function chunkReferenceCount(db: DatabaseSync, hash: string): number {
+  const listed = (prepared(
+    db,
+    "SELECT count(*) AS n FROM docs_content_chunks WHERE chunk_hash = ?",
+  ).get(hash) as { n: number }).n;
+  const whole = prepared(
+    db,
+    `SELECT 1 AS x FROM docs_contents c WHERE c.hash = ? AND c.chunk_count = 1
+       AND NOT EXISTS (SELECT 1 FROM docs_content_chunks m WHERE m.content_hash = c.hash)`,
+  ).get(hash);
+  return listed + (whole === undefined ? 0 : 1);
+}
+
+/** The pack file a chunk's bytes are in; undefined when they are in its row (or it is not stored). */
+export function chunkPackFile(db: DatabaseSync, hash: string): string | undefined {
+  const row = prepared(db, "SELECT pack FROM docs_chunks WHERE hash = ?").get(hash) as
+    | { pack: number | null }
+    | undefined;
+  return row?.pack === null || row?.pack === undefined ? undefined : packFilePath(db, row.pack);
 }
 
 /** Adds `delta` references to a stored chunk. */

@@ -267,6 +267,11 @@ function listPacks(packs: ChunkPacks): PackFile[] {
   return files.sort((a, b) => a.pack - b.pack);
 }
 
+/** The file of pack `pack` (whether or not it exists); undefined for a database without a file. */
+export function packFilePath(db: DatabaseSync, pack: number): string | undefined {
+  return packsOf(db)?.pathOf(pack);
+}
+
 /**
  * Reads `length` bytes at `offset` of a pack. Throws an error naming the
  * pack when it is missing or shorter than that.
@@ -298,7 +303,7 @@ export function readFromPack(
       if (read === 0) {
         throw new Error(
           `its pack ${path} ends before byte ${location.offset + length} (it holds ${
-            location.offset + filled
+            fstatSync(fd).size
           })`,
         );
       }

@@ -9,6 +9,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { VantageError } from "../core/errors.ts";
 import { makeFilesPrivate, sqliteFiles } from "../core/private_files.ts";
+import { storeFailure } from "./database.ts";
 import type { MessageRow } from "./agent_reads.ts";
 import { MESSAGE_INDEX_SCHEMA, messageIndexPath } from "./message_index_schema.ts";
 import { MESSAGE_INDEX_WORKER_SOURCE } from "./message_index_worker.ts";
@@ -18,8 +19,13 @@ export function openMessageIndex(storePath: string): DatabaseSync {
   const path = messageIndexPath(storePath);
   const db = new DatabaseSync(path, { timeout: 5000 });
   makeFilesPrivate(...sqliteFiles(path));
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec(MESSAGE_INDEX_SCHEMA);
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(MESSAGE_INDEX_SCHEMA);
+  } catch (error) {
+    db.close();
+    throw storeFailure(error, "could not open the message search index", path);
+  }
   return db;
 }
 
@@ -61,6 +67,7 @@ export class MessageIndexer {
     }`;
     const worker = new Worker(url, { type: "module" });
     const indexer = new MessageIndexer(worker, maxId, onError);
+    // A worker that could not open the index (a damaged file) must not outlive the failure.
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) => {
         if (event.data.type === "opened") {
@@ -76,6 +83,9 @@ export class MessageIndexer {
         reject(new VantageError("unavailable", `message index worker failed: ${event.message}`));
       };
       worker.postMessage({ type: "open", storePath, indexPath: messageIndexPath(storePath) });
+    }).catch((error) => {
+      worker.terminate();
+      throw error;
     });
     worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) =>
       indexer.#receive(event.data);
@@ -171,7 +181,12 @@ export function searchMessagesByTerms(
   let walked = 0;
   let chunk = 256;
   while (hits.length < cap && walked < walkCap) {
-    const ids = (page.all(ftsQuery, before, chunk) as Array<{ id: number }>).map((row) => row.id);
+    let ids: number[];
+    try {
+      ids = (page.all(ftsQuery, before, chunk) as Array<{ id: number }>).map((row) => row.id);
+    } catch (error) {
+      throw storeFailure(error, "searching messages", index.location() ?? undefined);
+    }
     if (ids.length === 0) break;
     walked += ids.length;
     before = ids[ids.length - 1];

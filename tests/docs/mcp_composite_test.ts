@@ -72,6 +72,7 @@ Deno.test("document memory over the composite MCP surface on real stdio", async 
           "list_snapshots",
           "suggest_context",
           "semantic_dedupe",
+          "verify",
           "describe",
         ]
       ) {
@@ -80,7 +81,9 @@ Deno.test("document memory over the composite MCP surface on real stdio", async 
       const executeOps = (enumOf("execute", "operations") as Json).enum as string[];
       assert.deepEqual(
         executeOps.sort(),
-        ["add", "delete", "download", "restore", "update"].filter((op) => op !== "download"),
+        ["add", "delete", "download", "repair", "restore", "update"].filter((op) =>
+          op !== "download"
+        ),
       );
       assert.deepEqual(enumOf("session", "action"), ["start", "stop", "pin", "unpin", "watch"]);
     });

@@ -21,8 +21,9 @@ Deno.test("the docs and session cassettes carry their scopes, composite names an
     "list_snapshots",
     "suggest_context",
     "semantic_dedupe",
+    "verify",
   ];
-  const writes = ["add", "update", "delete", "restore", "download"];
+  const writes = ["add", "update", "delete", "restore", "download", "repair"];
   for (const name of reads) {
     const op = catalog.get(`docs.${name}`)!;
     assert.deepEqual(op.scopes, ["docs:read"], name);

@@ -137,9 +137,13 @@ Deno.test("a corrupted chunk is reported with the chunk and the document, never 
     assert.match(message, /notes\.txt/);
     assert.match(message, /corrupt/);
 
-    const restore = await docs.call("docs.restore", { collection: "c", output_directory: output });
-    assert.ok("operation_error" in restore);
-    assert.match(restore.operation_error.message, /corrupt/);
+    // Restore reports the damaged document instead of writing it (or stopping).
+    const restore = await docs.run("docs.restore", { collection: "c", output_directory: output });
+    assert.equal(restore.damaged, 1);
+    const [file] = restore.files as Array<{ status: string; reason: string }>;
+    assert.equal(file.status, "damaged");
+    assert.match(file.reason, new RegExp(`chunk ${chunk.chunk_hash}`));
+    assert.match(file.reason, /corrupt/);
     assert.deepEqual([...Deno.readDirSync(output)], [], "nothing half-written is left behind");
 
     const grep = await docs.run("docs.grep", { pattern: "alpha" });

@@ -10,7 +10,7 @@
  */
 import { join } from "node:path";
 import { VantageError } from "../../src/core/errors.ts";
-import { acquireServerLock, readServerLock } from "../../src/http/server_lock.ts";
+import { acquireServerLock, readServerLock } from "../../src/store/server_lock.ts";
 
 const [home, startArg, runArg] = Deno.args;
 const start = Number(startArg);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
 import { VantageError } from "../../src/core/errors.ts";
 import { permissionFlags } from "../../src/core/permissions.ts";
-import { acquireServerLock, readServerLock } from "../../src/http/server_lock.ts";
+import { acquireServerLock, readServerLock } from "../../src/store/server_lock.ts";
 import { type AgentHome, makeAgentHome } from "../helpers/agent_home.ts";
 import { MAIN } from "../helpers/mcp_stdio.ts";
 import { startServe } from "../helpers/serve_process.ts";

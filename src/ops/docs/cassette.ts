@@ -1,6 +1,6 @@
 /**
  * The `docs` cassette: YAMS-style document memory — add, search, grep,
- * list, get, graph, restore, download and the rest.
+ * list, get, graph, restore, download, verify, repair and the rest.
  *
  * @module
  */
@@ -14,19 +14,21 @@ import { grepOperation } from "./grep.ts";
 import { listOperation } from "./list.ts";
 import { listCollectionsOperation } from "./list_collections.ts";
 import { listSnapshotsOperation } from "./list_snapshots.ts";
+import { repairOperation } from "./repair.ts";
 import { restoreOperation } from "./restore.ts";
 import { searchOperation } from "./search.ts";
 import { semanticDedupeOperation } from "./semantic_dedupe.ts";
 import { statusOperation } from "./status.ts";
 import { suggestContextOperation } from "./suggest_context.ts";
 import { updateOperation } from "./update.ts";
+import { verifyOperation } from "./verify.ts";
 
 /** The built-in `docs` cassette. */
 export const docsCassette: Cassette = {
   name: "docs",
   source: "builtin",
   description:
-    "Document memory: content-addressed storage with dedup, keyword/fuzzy/semantic/hybrid search, grep, code graph, snapshots, collections and restore.",
+    "Document memory: content-addressed storage with dedup, keyword/fuzzy/semantic/hybrid search, grep, code graph, snapshots, collections, restore, and verification and repair of the store.",
   operations: [
     searchOperation,
     grepOperation,
@@ -38,10 +40,12 @@ export const docsCassette: Cassette = {
     listSnapshotsOperation,
     suggestContextOperation,
     semanticDedupeOperation,
+    verifyOperation,
     addOperation,
     updateOperation,
     deleteOperation,
     restoreOperation,
     downloadOperation,
+    repairOperation,
   ],
 };

@@ -1,7 +1,8 @@
 /**
  * `docs.restore`: writes the documents of a collection or snapshot back to
  * disk below `output_directory`, byte-identical (verified), refusing any
- * stored path that would land outside it.
+ * stored path that would land outside it and reporting (not stopping at)
+ * documents whose stored bytes are damaged.
  *
  * @module
  */
@@ -16,7 +17,7 @@ export const restoreOperation: Operation = defineOperation({
   id: "docs.restore",
   title: "Restore documents to disk",
   description:
-    "Restore the documents of a `collection` or `snapshot_id` into `output_directory`, each at its path below the folder it was added from, verified byte for byte. include_patterns/exclude_patterns filter; existing files are skipped unless `overwrite`; `dry_run` only reports.",
+    "Restore the documents of a `collection` or `snapshot_id` into `output_directory`, each at its path below the folder it was added from, verified byte for byte. include_patterns/exclude_patterns filter; existing files are skipped unless `overwrite`; `dry_run` only reports. A document whose stored bytes are damaged is reported as `damaged` (naming the chunk and pack) and the others are still restored.",
   input: z.object({
     collection: z.string().min(1).optional().describe("Collection to restore"),
     snapshot_id: z.string().min(1).optional().describe("Snapshot to restore"),
@@ -33,13 +34,14 @@ export const restoreOperation: Operation = defineOperation({
     restored: z.number().int(),
     skipped: z.number().int(),
     refused: z.number().int(),
+    damaged: z.number().int().describe("Documents not written: their stored bytes are damaged"),
     bytes: z.number().int(),
     files: z.array(z.object({
       path: z.string(),
       source: z.string(),
       hash: z.string(),
       size: z.number().int(),
-      status: z.enum(["written", "would_write", "exists", "duplicate", "refused"]),
+      status: z.enum(["written", "would_write", "exists", "duplicate", "refused", "damaged"]),
       reason: z.string().optional(),
     })),
     files_truncated: z.boolean(),

@@ -14,7 +14,7 @@ export const statusOperation: Operation = defineOperation({
   id: "docs.status",
   title: "Document storage status",
   description:
-    "Storage statistics: total_objects, total_bytes, unique_blocks, deduplicated_bytes, dedup_ratio; `detailed` adds compression, counts of collections, snapshots, vectors, graph edges and the current session; `file_types` adds counts per type.",
+    "Storage statistics: total_objects, total_bytes, unique_blocks, deduplicated_bytes, dedup_ratio; `detailed` adds compression, counts of collections, snapshots, vectors, graph edges and the current session; `file_types` adds counts per type. `damage` is the store's recorded health: `degraded`, with the reasons, while damage found by docs.verify or met by any process is not repaired.",
   input: z.object({
     detailed: z.boolean().default(false).describe("Include a detailed breakdown"),
     file_types: z.boolean().default(false).describe("Include counts per file type"),
@@ -25,6 +25,12 @@ export const statusOperation: Operation = defineOperation({
     unique_blocks: z.number().int(),
     deduplicated_bytes: z.number().int(),
     dedup_ratio: z.number(),
+    damage: z.object({
+      status: z.enum(["ok", "degraded"]),
+      reasons: z.array(z.string()),
+      last_verified_at: z.string().nullable(),
+      last_verify_ok: z.boolean().nullable(),
+    }).describe("The store's recorded health: degraded while known damage is not repaired"),
     details: z.object({
       latest_documents: z.number().int(),
       text_documents: z.number().int(),
