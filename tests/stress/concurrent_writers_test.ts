@@ -12,6 +12,7 @@ import {
   Ledger,
   mcpAdd,
   sha256,
+  vantage,
 } from "./writers.ts";
 
 /** How long every writer keeps writing (`VANTAGE_STRESS_SECONDS`, default 30). */
@@ -66,6 +67,10 @@ Deno.test({
       assert.deepEqual(ledger.errors, []);
       const check = checkStore(home.dataHome, ledger);
       assert.deepEqual(check.problems, []);
+      // And as a user would check it: every chunk read back and hashed, packs included.
+      const doctor = await vantage(home, ["doctor", "--store", "--json"]);
+      assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+      assert.equal(JSON.parse(doctor.stdout).ok, true, doctor.stdout);
       console.log(
         `writes attempted ${
           JSON.stringify(ledger.attempts)

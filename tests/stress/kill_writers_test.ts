@@ -5,7 +5,16 @@ import { type AgentHome, makeAgentHome } from "../helpers/agent_home.ts";
 import { type McpProcess, startMcpProcess } from "../helpers/mcp_process.ts";
 import { MAIN } from "../helpers/mcp_stdio.ts";
 import { type ServeProcess, startServe } from "../helpers/serve_process.ts";
-import { checkStore, cliAdd, freshFolder, httpAdd, httpHook, Ledger, mcpAdd } from "./writers.ts";
+import {
+  checkStore,
+  cliAdd,
+  freshFolder,
+  httpAdd,
+  httpHook,
+  Ledger,
+  mcpAdd,
+  vantage,
+} from "./writers.ts";
 
 /** Rounds of writing and killing (`VANTAGE_KILL_ROUNDS`, default 12: three per writer kind). */
 const ROUNDS = Number(Deno.env.get("VANTAGE_KILL_ROUNDS") ?? "12");
@@ -100,6 +109,10 @@ Deno.test({
       assert.deepEqual(ledger.errors, []);
       const check = checkStore(home.dataHome, ledger);
       assert.deepEqual(check.problems, []);
+      // And as a user would check it: every chunk read back and hashed, packs included.
+      const doctor = await vantage(home, ["doctor", "--store", "--json"]);
+      assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+      assert.equal(JSON.parse(doctor.stdout).ok, true, doctor.stdout);
       console.log(
         `killed ${JSON.stringify(killed)}; writes attempted ${
           JSON.stringify(ledger.attempts)
