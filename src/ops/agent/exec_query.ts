@@ -55,7 +55,7 @@ function scopeRefusal(error: VantageError, caller: Caller): VantageError {
   const missing = scopes.filter((scope) => !scopeGranted(caller.scopes, scope));
   return new VantageError(
     "forbidden",
-    `${error.message}: it needs scope ${
+    `${error.message}: it needs scope${missing.length > 1 ? "s" : ""} ${
       missing.join(" and ")
     } besides ${SQL_READ}, which the caller lacks; ask for ${missing.join(",")}`,
     { details: { table, missing_scopes: missing, required_scopes: [SQL_READ, ...scopes] } },
