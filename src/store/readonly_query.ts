@@ -26,8 +26,13 @@ export type { QueryResult } from "./readonly_query_process.ts";
 /** The time limit of a query when none is configured, ms. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 
-/** Caps of one query. */
+/** Caps of one query, and what it may read. */
 export interface QueryLimits {
+  /**
+   * The tables the query may read (see `readableTables` in
+   * `query_tables.ts`); SQLite refuses a statement that reads any other.
+   */
+  tables: readonly string[];
   /** Most rows returned. */
   rowLimit: number;
   /** Most characters per cell. */
@@ -227,7 +232,11 @@ interface Waiter {
  * @example
  * ```ts ignore
  * const runner = new QueryRunner({ databasePath: "/home/me/.vantage/vantage.db", timeoutMs: 5000 });
- * const grid = await runner.run("SELECT count(*) FROM sessions", { rowLimit: 10, cellChars: 200 });
+ * const grid = await runner.run("SELECT count(*) FROM sessions", {
+ *   tables: ["sessions"],
+ *   rowLimit: 10,
+ *   cellChars: 200,
+ * });
  * await runner.close();
  * ```
  */
@@ -260,9 +269,10 @@ export class QueryRunner {
 
   /**
    * Runs `sql` in a query process. A write attempt, a syntax error or a
-   * second statement is `invalid_arguments` with SQLite's own words; a query
-   * still running at its deadline is killed with its process and reported as
-   * `timeout`. `signal` stops it the same way.
+   * second statement is `invalid_arguments` with SQLite's own words; a read
+   * of a table not in `limits.tables` is `forbidden` with the table in
+   * `details.table`; a query still running at its deadline is killed with
+   * its process and reported as `timeout`. `signal` stops it the same way.
    */
   async run(sql: string, limits: QueryLimits, signal?: AbortSignal): Promise<QueryResult> {
     if (this.#closed) throw new VantageError("unavailable", "the query runner has been closed");
@@ -292,6 +302,7 @@ export class QueryRunner {
         busy.ask({
           id: this.#nextId++,
           sql,
+          tables: limits.tables,
           rowLimit: limits.rowLimit,
           cellChars: limits.cellChars,
           maxAnswerChars: this.#maxAnswerChars,
@@ -307,7 +318,8 @@ export class QueryRunner {
       this.#release(busy);
       busy = undefined;
       if ("error" in outcome.answer) {
-        throw new VantageError(outcome.answer.error.kind, outcome.answer.error.message);
+        const { kind, message, table } = outcome.answer.error;
+        throw new VantageError(kind, message, table === undefined ? {} : { details: { table } });
       }
       return outcome.answer.result;
     } finally {
