@@ -22,7 +22,8 @@ import {
   changeMarks,
   sessionsAfter,
 } from "../store/dashboard_reads.ts";
-import { checkpoint } from "../store/database.ts";
+import { startCheckpointer } from "../store/checkpoint_worker.ts";
+import { checkpoint, savepoint, setCheckpointInterval, writing } from "../store/database.ts";
 import { watchChanges } from "./change_watch.ts";
 import { EventBus } from "./event_bus.ts";
 import { readEnv } from "../core/config.ts";
@@ -106,6 +107,9 @@ async function startHolding(
   const { paths, log } = options;
   const services = vantageServices(paths);
   const db = services.get(DATABASE);
+  // Checkpoints run on a worker, so no hook waits while the WAL is copied into the store.
+  const checkpointer = startCheckpointer(paths.database);
+  if (checkpointer !== undefined) setCheckpointInterval(db, 0);
   const prices = loadPriceOverrides(paths.home);
   const started = Date.now();
   let hooksStored = 0;
@@ -123,29 +127,33 @@ async function startHolding(
 
   const takeHook = (delivery: HookDelivery): IntakeResult & { output?: unknown } => {
     let result: IntakeResult & { output?: unknown };
+    let emitted = 0;
     try {
-      result = takeHookDelivery(db, delivery);
+      // One write for the event and what perception records about it: a hook waits for the
+      // writer lock once, however busy the store is.
+      result = writing(db, () => {
+        const taken: IntakeResult & { output?: unknown } = takeHookDelivery(db, delivery);
+        if (!taken.stored) return taken;
+        try {
+          // A failure here undoes only perception's own writes: the event is stored either way.
+          const answer = savepoint(db, () => perception.onHookEvent(taken.event));
+          if (answer.output !== undefined) taken.output = answer.output;
+          emitted = answer.emitted;
+        } catch (error) {
+          // Perception must never cost the agent its hook.
+          log.error("perception failed on a hook event", { error: String(error) });
+        }
+        return taken;
+      });
     } catch (error) {
       noticeDamageIn(paths.home, error);
       throw error;
     }
-    if (result.stored) {
-      try {
-        if (result.event.transcript_path !== undefined) {
-          noticeTranscript(result.event.transcript_path);
-        }
-        const answer = perception.onHookEvent(result.event);
-        if (answer.output !== undefined) result.output = answer.output;
-        if (answer.emitted > 0) {
-          events.publish("anomaly", {
-            session_id: result.event.session_id,
-            emitted: answer.emitted,
-          });
-        }
-      } catch (error) {
-        // Perception must never cost the agent its hook: the event is stored either way.
-        log.error("perception failed on a hook event", { error: String(error) });
-      }
+    if (result.stored && result.event.transcript_path !== undefined) {
+      noticeTranscript(result.event.transcript_path);
+    }
+    if (emitted > 0 && result.stored) {
+      events.publish("anomaly", { session_id: result.event.session_id, emitted });
     }
     if (result.stored) {
       hooksStored++;
@@ -326,6 +334,7 @@ async function startHolding(
         ]).catch(() => {});
         indexer.close();
       }
+      await checkpointer?.stop();
       checkpoint(db);
       services.close();
     })().finally(() => lock.release());

@@ -10,7 +10,7 @@
  */
 import { basename, extname, join, relative, resolve } from "node:path";
 import { VantageError } from "../core/errors.ts";
-import { type DatabaseSync, transaction } from "../store/database.ts";
+import { type DatabaseSync, letWaitingWritersIn, transaction } from "../store/database.ts";
 import {
   addTags,
   type DocumentRow,
@@ -182,9 +182,10 @@ const FIRST_BATCH_SHARE = 1 / 16;
 /**
  * How long one write of a large add holds the store's writer lock before it
  * commits and lets others in. Commits are cheap (one pack sync, no WAL
- * sync), and a hook waits at most this long behind a large add.
+ * sync), and a hook waits about this long at most behind a large add (a file in
+ * progress finishes first).
  */
-const WRITE_SLICE_MS = 25;
+const WRITE_SLICE_MS = 20;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
 /**
@@ -570,7 +571,10 @@ class Ingest {
     let ms = 0;
     const bytes = { text: 0, binary: 0 };
     while (next < files.length) {
-      if (next > 0) await pause(signal);
+      if (next > 0) {
+        await pause(signal);
+        await letWaitingWritersIn(this.db);
+      }
       const started = performance.now();
       this.#embeddingMs = 0;
       this.write(() => {

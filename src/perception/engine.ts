@@ -16,7 +16,7 @@ import {
   type UsageRecord,
 } from "../ingest/types.ts";
 import { getSession, recentFiles } from "../store/agent_reads.ts";
-import { type DatabaseSync, transaction } from "../store/database.ts";
+import { type DatabaseSync, writing } from "../store/database.ts";
 import {
   activeAnomalies,
   anomalyHistory,
@@ -218,7 +218,7 @@ export class PerceptionEngine {
     const byFingerprint = new Map(decision.emit.map((f) => [f.fingerprint, f]));
     // Nothing to record is the common case: no write, so no wait for the writer lock.
     if (decision.entries.length === 0) return decision.emit.length;
-    transaction(db, () => {
+    writing(db, () => {
       for (const entry of decision.entries) {
         if (entry.event === "resolved") {
           resolveAnomaly(db, sessionId, entry.fingerprint, now);

@@ -83,6 +83,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
     // WAL is a property of the file; setting it again is a no-op.
     if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
+    if (path !== ":memory:") {
+      // Checkpoints run after a write has let go of the writer lock (see {@linkcode transaction}),
+      // never inside its COMMIT, where SQLite's own would keep every other writer waiting.
+      db.exec("PRAGMA wal_autocheckpoint = 0");
+    }
     migrate(db, options.migrations ?? MIGRATIONS);
   } catch (error) {
     db.close();
@@ -175,6 +180,39 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): voi
   }
 }
 
+/**
+ * Write transactions a connection commits between two passive checkpoints it
+ * runs itself; 0 leaves checkpoints to someone else (`serve` runs them on a
+ * worker, so a hook never pays for one).
+ */
+const CHECKPOINT_EVERY = new WeakMap<DatabaseSync, { every: number; since: number }>();
+
+/** How often (in commits) `db` checkpoints after its writes; 0: never itself. Default 16. */
+export function setCheckpointInterval(db: DatabaseSync, commits: number): void {
+  CHECKPOINT_EVERY.set(db, { every: commits, since: 0 });
+}
+
+/**
+ * After a commit, outside the writer lock: now and then copies the WAL into
+ * the database file. Passive, so it waits for no reader or writer and other
+ * writers carry on meanwhile; a checkpoint another process is running makes
+ * this one a no-op.
+ */
+function checkpointAfterCommit(db: DatabaseSync): void {
+  let state = CHECKPOINT_EVERY.get(db);
+  if (state === undefined) {
+    state = { every: 16, since: 0 };
+    CHECKPOINT_EVERY.set(db, state);
+  }
+  if (state.every === 0 || ++state.since < state.every) return;
+  state.since = 0;
+  try {
+    db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch {
+    // Busy with another checkpoint, or a reader in the way: the next one catches up.
+  }
+}
+
 /** Folds the WAL back into the database file, so a stopped server leaves one tidy file. */
 export function checkpoint(db: DatabaseSync): void {
   try {
@@ -215,11 +253,20 @@ export interface TransactionParticipant {
  * sleeps of up to 100 ms and can be overtaken every time by a busy writer
  * that takes the lock again at once, so a hook could wait seconds behind a
  * large add; a writer waiting on this lock is woken by the kernel the moment
- * it is released. One lock file per store, opened once per thread and shared
- * by its connections (a nested wait on the same file would never end).
+ * it is released.
+ *
+ * Waking is not enough on a busy machine: a large add lets go and takes the
+ * lock again a millisecond later, before the woken waiter has been given a
+ * core. So a writer announces that it waits, by holding a shared `flock` on
+ * `<store>.wait` until it has the writer lock, and a long-running writer,
+ * between two of its transactions, lets everyone announced go first
+ * ({@linkcode letWaitingWritersIn}). One pair of lock files per store, opened
+ * once per thread and shared by its connections (a nested wait on the same
+ * file would never end).
  */
 class WriterLock {
   #file: Deno.FsFile | undefined;
+  #waiting: Deno.FsFile | undefined;
   #depth = 0;
 
   constructor(readonly path: string) {}
@@ -230,13 +277,17 @@ class WriterLock {
       return;
     }
     try {
-      this.#file ??= Deno.openSync(this.path, {
-        read: true,
-        write: true,
-        create: true,
-        mode: PRIVATE_FILE_MODE,
-      });
-      this.#file.lockSync(true);
+      this.#file ??= openLockFile(this.path);
+      this.#waiting ??= openLockFile(this.path.replace(/\.lock$/, ".wait"));
+      // Announce the wait only when there is one: the common, uncontended case takes one lock.
+      if (!this.#file.tryLockSync(true)) {
+        this.#waiting.lockSync(false);
+        try {
+          this.#file.lockSync(true);
+        } finally {
+          this.#waiting.unlockSync();
+        }
+      }
     } catch (error) {
       throw new VantageError(
         "unavailable",
@@ -258,6 +309,37 @@ class WriterLock {
       this.#file = undefined;
     }
   }
+
+  /** Resolves once every writer that announced it waits has had its turn. */
+  async letWaitersIn(): Promise<void> {
+    if (this.#depth > 0) return;
+    try {
+      this.#waiting ??= openLockFile(this.path.replace(/\.lock$/, ".wait"));
+      if (this.#waiting.tryLockSync(true)) {
+        this.#waiting.unlockSync();
+        return;
+      }
+      // Someone waits: this resolves when the last announced waiter has the writer lock. It does
+      // not block the event loop (the wait runs on another thread).
+      await this.#waiting.lock(true);
+      this.#waiting.unlockSync();
+    } catch {
+      // Politeness only: a failure here costs fairness, never correctness.
+    }
+  }
+}
+
+function openLockFile(path: string): Deno.FsFile {
+  return Deno.openSync(path, { read: true, write: true, create: true, mode: PRIVATE_FILE_MODE });
+}
+
+/**
+ * Between two transactions of long-running work on `db` (outside any):
+ * resolves once the writers of other processes (and threads) that wait for
+ * the store's writer lock have had their turn, or at once when none waits.
+ */
+export async function letWaitingWritersIn(db: DatabaseSync): Promise<void> {
+  await WRITER_LOCKS.get(db)?.letWaitersIn();
 }
 
 /** This thread's writer lock of each store file. */
@@ -310,12 +392,16 @@ export function transaction<T>(db: DatabaseSync, work: () => T): T {
     );
   }
   const lock = WRITER_LOCKS.get(db);
-  lock?.acquire();
+  if (lock === undefined) return runTransaction(db, work);
+  lock.acquire();
+  let result: T;
   try {
-    return runTransaction(db, work);
+    result = runTransaction(db, work);
   } finally {
-    lock?.release();
+    lock.release();
   }
+  checkpointAfterCommit(db);
+  return result;
 }
 
 /**
@@ -324,6 +410,29 @@ export function transaction<T>(db: DatabaseSync, work: () => T): T {
  */
 export function writing<T>(db: DatabaseSync, work: () => T): T {
   return db.isTransaction ? work() : transaction(db, work);
+}
+
+/**
+ * Inside a transaction: runs `work` so that, when it throws, only what it
+ * wrote is undone and the transaction goes on (the error is rethrown).
+ */
+export function savepoint<T>(db: DatabaseSync, work: () => T): T {
+  db.exec("SAVEPOINT vantage_part");
+  try {
+    const result = work();
+    db.exec("RELEASE vantage_part");
+    return result;
+  } catch (error) {
+    if (db.isTransaction) {
+      try {
+        db.exec("ROLLBACK TO vantage_part");
+        db.exec("RELEASE vantage_part");
+      } catch (undo) {
+        attachNote(error, `undoing its writes also failed: ${messageOf(undo)}`);
+      }
+    }
+    throw error;
+  }
 }
 
 function runTransaction<T>(db: DatabaseSync, work: () => T): T {
