@@ -203,11 +203,11 @@ Deno.test("a folder swapped for a link between the check and the write: nothing 
     await Deno.remove(join(root, "a"));
     const second = prepareWriteTarget(allowed, join(root, "b", "file.txt"));
     await Deno.writeTextFile(join(outside, "victim"), "untouched\n");
-    function* pieces() {
+    const pieces = function* () {
       yield new TextEncoder().encode("first ");
       Deno.symlinkSync(join(outside, "victim"), second.path);
       yield new TextEncoder().encode("second");
-    }
+    };
     assert.throws(
       () => writeConfined(second, pieces(), { overwrite: true }),
       (error: unknown) => error instanceof VantageError && error.kind === "forbidden",
