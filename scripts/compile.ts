@@ -6,13 +6,14 @@
  */
 import { join, resolve } from "node:path";
 import { resolvePaths } from "../src/core/config.ts";
-import { permissionFlags } from "../src/core/permissions.ts";
+import { documentRoots, permissionFlags } from "../src/core/permissions.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const output = resolve(Deno.args[0] ?? join(root, "dist", "vantage"));
-// The executable resolves HOME at build time for its permission list, like the shipped tasks.
+// A compiled executable cannot widen its permissions when it starts, so HOME, VANTAGE_HOME and
+// VANTAGE_ROOTS are read now, at build time, for the set baked into it.
 // It may run git (serve's sensors) and itself: `vantage query-worker` is exec_query's query process.
-const flags = permissionFlags("cli", resolvePaths(), []).filter((flag) =>
+const flags = permissionFlags("cli", resolvePaths(), documentRoots()).filter((flag) =>
   !flag.startsWith("--allow-run=")
 );
 const args = [

@@ -20,7 +20,8 @@ document is named by a content hash (or 8+ hex prefix), a path, a file
 name or a path suffix.
 
 Options:
-  -o, --output FILE   Write the content to FILE instead of printing it
+  -o, --output FILE   Write the content to FILE (inside VANTAGE_ROOTS) instead of printing it
+  -f, --force         With --output: replace FILE if it exists
   --info              Print the document's details instead of its content
   --scopes LIST       Act with these scopes (default: all local scopes)
   --json              Print the operation's result as JSON (details and content)
@@ -28,6 +29,7 @@ Options:
   async run(args) {
     const { values, positionals } = parseFlags("get", args, {
       output: { type: "string", short: "o" },
+      force: { type: "boolean", short: "f" },
       info: { type: "boolean" },
       scopes: { type: "string" },
       json: { type: "boolean" },
@@ -43,13 +45,21 @@ Options:
       ? { hash: target }
       : { name: target };
     const output = stringFlag(values.output);
-    if (output !== undefined) params.outputPath = output;
-    else if (values.info !== true) params.include_content = true;
+    if (output !== undefined) {
+      // Writing a file is docs.export's (a write: docs:write, inside VANTAGE_ROOTS).
+      const written = await runDocsOperation("docs.export", {
+        ...params,
+        outputPath: output,
+        overwrite: values.force === true,
+      }, values.scopes);
+      if (values.json === true) writeStdout(JSON.stringify(written, null, 2) + "\n");
+      else writeStdout(`wrote ${written.bytes} bytes to ${written.written_to}\n`);
+      return 0;
+    }
+    if (values.info !== true) params.include_content = true;
     const result = await runDocsOperation("docs.get", params, values.scopes);
     if (values.json === true) {
       writeStdout(JSON.stringify(result, null, 2) + "\n");
-    } else if (output !== undefined) {
-      writeStdout(`wrote ${result.size} bytes to ${result.written_to}\n`);
     } else if (values.info === true) {
       const { content: _content, ...details } = result;
       writeStdout(JSON.stringify(details, null, 2) + "\n");

@@ -60,7 +60,11 @@ Options:
     const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
     log.info(`listening on ${origin}`, { home: paths.home });
     log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
+    let stopping = false;
     const stop = () => {
+      // Ctrl-C reaches serve from the terminal and again through `deno task` and the launcher.
+      if (stopping) return;
+      stopping = true;
       log.info("shutting down");
       void server.shutdown();
     };

@@ -3,6 +3,17 @@
  * another site resolving its name to 127.0.0.1 must not reach the API) and,
  * when the server listens beyond loopback, its bearer token.
  *
+ * A request that changes state (any method but GET, HEAD and OPTIONS, and
+ * every request to `/mcp`, `/api/hooks`, `/api/ops/*` and `/api/query`) that
+ * carries an Origin must come from this server's own origin: `Origin: null`
+ * (a sandboxed frame, a `file://` page, a cross-site redirect) and pages on
+ * another port of this machine are refused. Such pages can send a "simple"
+ * `text/plain` POST without a CORS preflight, so the content-type check alone
+ * does not stop them. A request without an Origin (curl, the hook, agents'
+ * MCP clients) is not from a browser page and passes. Reads stay open to a
+ * foreign port or a null origin because no answer carries an
+ * `Access-Control-Allow-Origin` header: such a page can ask but never read.
+ *
  * @module
  */
 import { excerpt } from "../core/limits.ts";
@@ -53,16 +64,42 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
     }
   }
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== "null") {
-    let originHost: string;
+  const writes = changesState(request);
+  if (origin === "null") {
+    if (writes) {
+      throw new HttpError(
+        "forbidden",
+        "Origin: null (a sandboxed frame, a file:// page or a cross-site redirect) may not " +
+          "change state; send the request from the dashboard's own page, or without an Origin " +
+          "header as curl and the hook do",
+        403,
+      );
+    }
+  } else if (origin !== null) {
+    let originUrl: URL;
     try {
-      originHost = new URL(origin).hostname;
+      originUrl = new URL(origin);
     } catch {
       throw new HttpError("forbidden", `origin ${excerpt(origin)} is not allowed`, 403);
     }
+    const originHost = originUrl.hostname;
     const bracketed = originHost.includes(":") ? `[${originHost}]` : originHost;
     if (!allowed.has(originHost) && !allowed.has(bracketed)) {
       throw new HttpError("forbidden", `origin ${excerpt(origin)} is not allowed`, 403);
+    }
+    if (writes) {
+      const own = ownOrigin(request, hostHeader);
+      if (own === undefined || originUrl.origin !== own) {
+        throw new HttpError(
+          "forbidden",
+          `origin ${excerpt(origin)} may not change state here: only pages served by this ` +
+            `server (${
+              own === undefined ? "its own origin" : excerpt(own)
+            }) may, or clients that send no Origin (curl, the ` +
+            `hook); another port is another web application, even on this machine`,
+          403,
+        );
+      }
     }
   }
   const authorization = request.headers.get("authorization");
@@ -79,5 +116,38 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
       401,
       CHALLENGE,
     );
+  }
+}
+
+/** Paths that act (store, run, answer MCP calls) whatever the method they are asked with. */
+const ACTING_PATHS = new Set(["/mcp", "/api/hooks", "/api/query"]);
+
+/**
+ * Whether a request may change state: any method but GET, HEAD and OPTIONS,
+ * and any request to a route that acts. (`/api/query` only reads, but it runs
+ * SQL on the caller's behalf and a page must not make it do that either.)
+ */
+export function changesState(request: Request): boolean {
+  const method = request.method.toUpperCase();
+  if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS") return true;
+  let path: string;
+  try {
+    path = new URL(request.url).pathname;
+  } catch {
+    return true;
+  }
+  return ACTING_PATHS.has(path) || path.startsWith("/api/ops/");
+}
+
+/**
+ * This server's origin as the client addressed it: `http://` and the Host
+ * header (the URL's host when there is none), serialized the way a browser
+ * serializes an Origin (lower case, default port dropped).
+ */
+function ownOrigin(request: Request, hostHeader: string | null): string | undefined {
+  try {
+    return new URL(`http://${hostHeader ?? new URL(request.url).host}`).origin;
+  } catch {
+    return undefined;
   }
 }

@@ -10,7 +10,12 @@
  */
 import { basename, extname, join, relative, resolve } from "node:path";
 import { VantageError } from "../core/errors.ts";
-import { type DatabaseSync, letWaitingWritersIn, transaction } from "../store/database.ts";
+import {
+  type DatabaseSync,
+  letWaitingWritersIn,
+  transaction,
+  writersWaiting,
+} from "../store/database.ts";
 import {
   addTags,
   type DocumentRow,
@@ -180,12 +185,13 @@ const BATCH_BYTES = 64 * 1024 * 1024;
  */
 const FIRST_BATCH_SHARE = 1 / 16;
 /**
- * How long one write of a large add holds the store's writer lock before it
- * commits and lets others in. Commits are cheap (one pack sync, no WAL
- * sync), and a hook waits about this long at most behind a large add (a file in
- * progress finishes first).
+ * How long one write of a large add goes on at most before it commits and
+ * gives this process's event loop a turn (in `serve`, a hook arriving over
+ * HTTP waits for that). A writer of another process never waits this long:
+ * the add commits as soon as one announces that it waits, after the file in
+ * hand.
  */
-const WRITE_SLICE_MS = 20;
+const WRITE_SLICE_MS = 50;
 /** Adds of at least this many files index and embed on a worker while the next batch is stored. */
 const WORKER_MIN_FILES = 128;
 /**
@@ -561,10 +567,10 @@ class Ingest {
   }
 
   /**
-   * Stores a batch of files, timing it for the estimates: in writes of at
-   * most about {@linkcode WRITE_SLICE_MS} each, with a pause between them, so
-   * that other writers of the store (a hook, another agent's add) wait for
-   * the writer lock no longer than one slice.
+   * Stores a batch of files, timing it for the estimates: in writes that end
+   * when another writer waits for the store (a hook, another agent's add) or
+   * after {@linkcode WRITE_SLICE_MS}, with a pause between them that lets
+   * waiting writers go first.
    */
   async storeBatch(files: readonly FileEntry[], signal: AbortSignal | undefined): Promise<void> {
     let next = 0;
@@ -582,7 +588,10 @@ class Ingest {
           const file = files[next++];
           this.addFile(file);
           bytes[kindOf(file.path)] += file.info?.size ?? 0;
-        } while (next < files.length && performance.now() - started < WRITE_SLICE_MS);
+        } while (
+          next < files.length && performance.now() - started < WRITE_SLICE_MS &&
+          !writersWaiting(this.db)
+        );
       });
       ms += performance.now() - started - this.#embeddingMs;
     }

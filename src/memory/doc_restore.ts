@@ -8,7 +8,13 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
+import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import {
+  prepareWriteTarget,
+  writeConfined,
+  type WriteRoots,
+  type WriteTarget,
+} from "../core/confined_write.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { type DocumentRow, documentsByIds, listDocuments } from "../store/docs_documents.ts";
@@ -33,6 +39,8 @@ export interface RestoreRequest {
   dryRun: boolean;
   /** Replace files that already exist (otherwise they are skipped). */
   overwrite: boolean;
+  /** Where files may be written: the roots, never the data home. */
+  roots: WriteRoots;
 }
 
 /** What happened to one document. */
@@ -122,6 +130,19 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
       continue;
     }
     file.path = target;
+    let place: WriteTarget;
+    try {
+      // Every folder on the way resolved and checked: a link inside the output folder that leads
+      // outside the roots (or into the data home) refuses this file, not the whole restore.
+      place = prepareWriteTarget(request.roots, target, { create: !request.dryRun });
+    } catch (error) {
+      if (!(error instanceof VantageError) || error.kind !== "forbidden") throw error;
+      file.status = "refused";
+      file.reason = error.message;
+      report.refused++;
+      report.files.push(file);
+      continue;
+    }
     if (targets.has(target)) {
       file.status = "duplicate";
       report.skipped++;
@@ -139,8 +160,19 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
       file.status = "would_write";
     } else {
       try {
-        writeVerified(db, row, target);
+        writeConfined(
+          place,
+          readContentPieces(db, row.hash, { path: row.path, id: row.id }),
+          { overwrite: true, modified: new Date(row.modified_at) },
+        );
       } catch (error) {
+        if (error instanceof VantageError && error.kind === "forbidden") {
+          file.status = "refused";
+          file.reason = error.message;
+          report.refused++;
+          report.files.push(file);
+          continue;
+        }
         // One damaged document must not cost the others their restore: it is reported instead.
         if (!isDamageError(error)) throw error;
         file.status = "damaged";
@@ -208,29 +240,5 @@ function exists(path: string): boolean {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
-  }
-}
-
-function writeVerified(db: DatabaseSync, row: DocumentRow, target: string): void {
-  Deno.mkdirSync(dirname(target), { recursive: true });
-  const temporary = `${target}.vantage-restore-${crypto.randomUUID().slice(0, 8)}`;
-  const file = Deno.openSync(temporary, { write: true, create: true, truncate: true });
-  try {
-    for (const piece of readContentPieces(db, row.hash, { path: row.path, id: row.id })) {
-      let written = 0;
-      while (written < piece.length) written += file.writeSync(piece.subarray(written));
-    }
-  } catch (error) {
-    file.close();
-    Deno.removeSync(temporary);
-    throw error;
-  }
-  file.close();
-  Deno.renameSync(temporary, target);
-  try {
-    const modified = new Date(row.modified_at);
-    Deno.utimeSync(target, modified, modified);
-  } catch {
-    // Keeping the original time is a courtesy; the bytes are what matter.
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { readEnv, resolvePaths, type VantagePaths } from "../core/config.ts";
+import { documentRoots } from "../core/permissions.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
 import { type DatabaseSync, openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
@@ -31,6 +32,9 @@ export const MESSAGE_INDEX: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(
 /** The pool of processes that run read-only SQL queries (`exec_query`, `/api/query`). */
 export const QUERY_RUNNER: ServiceKey<QueryRunner> = serviceKey<QueryRunner>("query runner");
 
+/** The folders files may be read from and written into (`VANTAGE_ROOTS`). */
+export const ROOTS: ServiceKey<readonly string[]> = serviceKey<readonly string[]>("roots");
+
 /** The folder the caller works in (an MCP server runs in its agent's project folder). */
 export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
 
@@ -45,6 +49,7 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
   const services = new Services();
   services.provide(PATHS, () => paths);
   services.provide(CLOCK, () => Date.now);
+  services.provide(ROOTS, () => documentRoots());
   services.provide(CWD, () => {
     try {
       return Deno.cwd();

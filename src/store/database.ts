@@ -310,6 +310,18 @@ class WriterLock {
     }
   }
 
+  /** Whether a writer of another process (or thread) has announced that it waits. */
+  othersWaiting(): boolean {
+    try {
+      this.#waiting ??= openLockFile(this.path.replace(/\.lock$/, ".wait"));
+      if (!this.#waiting.tryLockSync(true)) return true;
+      this.#waiting.unlockSync();
+    } catch {
+      // Politeness only.
+    }
+    return false;
+  }
+
   /** Resolves once every writer that announced it waits has had its turn. */
   async letWaitersIn(): Promise<void> {
     if (this.#depth > 0) return;
@@ -331,6 +343,16 @@ class WriterLock {
 
 function openLockFile(path: string): Deno.FsFile {
   return Deno.openSync(path, { read: true, write: true, create: true, mode: PRIVATE_FILE_MODE });
+}
+
+/**
+ * Inside long-running work on `db`: whether another writer waits for the
+ * writer lock, so the work should commit and let it in
+ * ({@linkcode letWaitingWritersIn}). Two system calls; cheap enough to ask
+ * after every file.
+ */
+export function writersWaiting(db: DatabaseSync): boolean {
+  return WRITER_LOCKS.get(db)?.othersWaiting() ?? false;
 }
 
 /**

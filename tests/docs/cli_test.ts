@@ -6,7 +6,8 @@ Deno.test("add, search, grep, get, ls, restore and rm from the command line", as
   const home = await Deno.makeTempDir({ prefix: "vantage-cli-docs-" });
   const source = await Deno.makeTempDir({ prefix: "vantage-cli-src-" });
   const output = await Deno.makeTempDir({ prefix: "vantage-cli-out-" });
-  const env = { ...Deno.env.toObject(), VANTAGE_HOME: home };
+  // The output folder is opened for writing, as a user would with VANTAGE_ROOTS.
+  const env = { ...Deno.env.toObject(), VANTAGE_HOME: home, VANTAGE_ROOTS: `${source}:${output}` };
   const vantage = (args: string[], stdin?: string) => runVantage(args, { env, stdin });
   try {
     await writeTree(source, {

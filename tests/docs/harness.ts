@@ -2,7 +2,8 @@
 import { resolvePaths } from "../../src/core/config.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation, type ExecuteResponse } from "../../src/ops/executor.ts";
-import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
+import { DATABASE, ROOTS, vantageServices } from "../../src/ops/runtime.ts";
+import { tmpdir } from "node:os";
 import type { DatabaseSync } from "../../src/store/database.ts";
 
 /** A test store. */
@@ -29,7 +30,9 @@ const ALL = ["dex:read", "docs:read", "docs:write", "session:write", "net"];
 /** Opens a fresh store in a temporary data home. */
 export async function openHarness(): Promise<DocsHarness> {
   const home = await Deno.makeTempDir({ prefix: "vantage-docs-" });
-  const services = vantageServices(resolvePaths(home));
+  // Files may be written (restore, export) anywhere below the temporary folder, as a user who
+  // opened it with VANTAGE_ROOTS would; the data home inside it stays refused.
+  const services = vantageServices(resolvePaths(home)).provide(ROOTS, () => [tmpdir()]);
   const catalog = builtinCatalog();
   const call = (operationId: string, args: Record<string, unknown>, scopes = ALL) =>
     executeOperation(catalog, operationId, args, { scopes }, { services });

@@ -81,7 +81,7 @@ Deno.test("document memory over the composite MCP surface on real stdio", async 
       const executeOps = (enumOf("execute", "operations") as Json).enum as string[];
       assert.deepEqual(
         executeOps.sort(),
-        ["add", "delete", "download", "repair", "restore", "update"].filter((op) =>
+        ["add", "delete", "download", "export", "repair", "restore", "update"].filter((op) =>
           op !== "download"
         ),
       );
@@ -355,7 +355,9 @@ Deno.test("document memory over the composite MCP surface on real stdio", async 
         params: { collection: "project", output_directory: `${outside}/out` },
       }]);
       assert.equal(escape.isError, true);
-      assert.match(JSON.stringify(escape.body), /write access to .* was refused/);
+      const refusal = (escape.body.results as Json[])[0].error as Json;
+      assert.equal((refusal.details as Json).kind, "forbidden");
+      assert.match(refusal.message as string, /cannot write to .*\/out: .*VANTAGE_ROOTS/);
       const deleted = await execute([{
         op: "delete",
         params: { names: ["*.py"], dry_run: false },

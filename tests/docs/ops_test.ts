@@ -23,7 +23,7 @@ Deno.test("the docs and session cassettes carry their scopes, composite names an
     "semantic_dedupe",
     "verify",
   ];
-  const writes = ["add", "update", "delete", "restore", "download", "repair"];
+  const writes = ["add", "update", "delete", "restore", "export", "download", "repair"];
   for (const name of reads) {
     const op = catalog.get(`docs.${name}`)!;
     assert.deepEqual(op.scopes, ["docs:read"], name);

@@ -46,7 +46,7 @@ Deno.test("doctor --store names damaged documents and packs and exits 1; repair 
   const home = await Deno.makeTempDir({ prefix: "vantage-cli-verify-" });
   const source = await Deno.makeTempDir({ prefix: "vantage-cli-verify-src-" });
   const output = await Deno.makeTempDir({ prefix: "vantage-cli-verify-out-" });
-  const env = envFor(home);
+  const env = { ...envFor(home), VANTAGE_ROOTS: `${source}:${output}` };
   try {
     const big = join(source, "big.bin");
     const note = join(source, "note.md");

@@ -1,6 +1,6 @@
 /**
  * The `docs` cassette: YAMS-style document memory — add, search, grep,
- * list, get, graph, restore, download, verify, repair and the rest.
+ * list, get, graph, restore, export, download, verify, repair and the rest.
  *
  * @module
  */
@@ -8,6 +8,7 @@ import type { Cassette } from "../operation.ts";
 import { addOperation } from "./add.ts";
 import { deleteOperation } from "./delete.ts";
 import { downloadOperation } from "./download.ts";
+import { exportOperation } from "./export.ts";
 import { getOperation } from "./get.ts";
 import { graphOperation } from "./graph.ts";
 import { grepOperation } from "./grep.ts";
@@ -45,6 +46,7 @@ export const docsCassette: Cassette = {
     updateOperation,
     deleteOperation,
     restoreOperation,
+    exportOperation,
     downloadOperation,
     repairOperation,
   ],

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { restoreDocuments } from "../../memory/doc_restore.ts";
-import { requirePathAccess } from "../../memory/path_access.ts";
+import { prepareWriteFolder } from "../../core/confined_write.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { docsContext, globList, globsSchema, pathSchema } from "./shared.ts";
 
@@ -57,8 +57,12 @@ export const restoreOperation: Operation = defineOperation({
   timeoutMs: 600_000,
   run(context, input) {
     const docs = docsContext(context);
-    const output = requirePathAccess(input.output_directory, "write");
+    // Checked (and made) before any document is read: a folder outside the roots refuses it all.
+    const output = prepareWriteFolder(docs.writeRoots, input.output_directory, {
+      create: !input.dry_run,
+    }).folder;
     const report = restoreDocuments(docs.db, {
+      roots: docs.writeRoots,
       collection: input.collection,
       snapshotId: input.snapshot_id,
       outputDirectory: output,

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { VantagePaths } from "../../core/config.ts";
+import type { WriteRoots } from "../../core/confined_write.ts";
 import {
   hasControlCharacter,
   ID_MAX_CHARS,
@@ -19,7 +20,7 @@ import { configuredEmbedder } from "../../memory/embedding_config.ts";
 import type { Embedder } from "../../memory/embedder.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import type { OperationContext } from "../operation.ts";
-import { CLOCK, DATABASE, PATHS } from "../runtime.ts";
+import { CLOCK, DATABASE, PATHS, ROOTS } from "../runtime.ts";
 
 /** Everything a document operation reads from its context. */
 export interface DocsContext {
@@ -31,6 +32,8 @@ export interface DocsContext {
   embedder: Embedder;
   /** The data home, never itself added as documents. */
   home?: string;
+  /** Where files may be written for the caller: inside the roots, never the data home. */
+  writeRoots: WriteRoots;
 }
 
 /** Reads the store, clock and embedder from an operation context. */
@@ -42,6 +45,10 @@ export function docsContext(context: OperationContext): DocsContext {
     now: services.has(CLOCK) ? services.get(CLOCK)() : Date.now(),
     embedder: configuredEmbedder(),
     home: paths?.home,
+    writeRoots: {
+      roots: services.has(ROOTS) ? services.get(ROOTS) : [],
+      dataHome: paths?.home,
+    },
   };
 }
 
