@@ -14,6 +14,8 @@ import type { AgentHome } from "../helpers/agent_home.ts";
 import { runVantage } from "../helpers/cli.ts";
 import { startServe } from "../helpers/serve_process.ts";
 import { FIXTURES } from "../helpers/transcript_fixtures.ts";
+import { indexedTo } from "../../src/store/message_index.ts";
+import { messageIndexPath } from "../../src/store/message_index_schema.ts";
 
 /** What the samples point at: the document root and the seeded targets. */
 export interface SampleContext {
@@ -84,6 +86,10 @@ export const OPERATION_SAMPLES: Readonly<Record<string, OperationSample>> = {
   "docs.restore": {
     args: (c) => ({ collection: "notes", output_directory: `${c.root}/restored` }),
   },
+  // overwrite: dex runs each sample twice (one operation, then a one-step pipeline).
+  "docs.export": {
+    args: (c) => ({ name: "alpha.md", outputPath: `${c.root}/exported/alpha.md`, overwrite: true }),
+  },
   "docs.download": {
     args: (c) => ({ url: c.downloadUrl, name: "downloaded.txt" }),
     network: true,
@@ -153,6 +159,7 @@ export async function seedStore(home: AgentHome, root: string): Promise<void> {
     await call("docs.add", { path: `${root}/notes`, collection: "notes", tags: ["seed"] });
     await call("docs.add", { content: "Inline wombat facts.", name: "inline/facts.md" });
     await call("session.pin", { name: "alpha.md", session: "seeded" });
+    await settled(home.dataHome);
   } finally {
     assert.equal(await server.stop(), 0, server.stderr());
   }
@@ -166,5 +173,39 @@ export async function seedStore(home: AgentHome, root: string): Promise<void> {
     assert.ok(messages.n > 0, "the fixture session has a transcript");
   } finally {
     db.close();
+  }
+}
+
+/**
+ * Waits until the server has finished what it does in the background after
+ * a write — indexing the new messages, applying queued document index
+ * changes — so no later process finds work left over and writes it.
+ */
+async function settled(dataHome: string): Promise<void> {
+  const store = `${dataHome}/vantage.db`;
+  const pending = () => {
+    const db = new DatabaseSync(store, { readOnly: true, timeout: 5000 });
+    const index = new DatabaseSync(messageIndexPath(store), { readOnly: true, timeout: 5000 });
+    try {
+      const messages = db.prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as {
+        id: number;
+      };
+      const queued = db.prepare("SELECT count(*) AS n FROM docs_index_queue").get() as {
+        n: number;
+      };
+      return { unindexedMessages: messages.id - indexedTo(index), queuedDocuments: queued.n };
+    } finally {
+      index.close();
+      db.close();
+    }
+  };
+  const deadline = Date.now() + 30_000;
+  let state = pending();
+  while (state.unindexedMessages > 0 || state.queuedDocuments > 0) {
+    if (Date.now() > deadline) {
+      throw new Error(`the server did not settle: ${JSON.stringify(state)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    state = pending();
   }
 }

@@ -5,7 +5,9 @@
  * `serve`'s `/api/ops/<id>`, `/api/query` and `/mcp?surface=…` under
  * X-Vantage-Scopes; `vantage call --scopes …`) × a caller holding every
  * scope but one the call needs. Each such call is refused, the operation is
- * in none of the caller's listings, and nothing is written: the data home
+ * in none of the caller's listings and no lookup by name finds it (unless
+ * the missing scope is one the operation checks inside: exec_query's
+ * tables), and nothing is written: the data home
  * (every file, and every table's rows) and the document root are the same
  * after the refused calls as before. Then, on copies of the store, the same
  * calls with every scope succeed, so the refusals are the scopes' doing.
