@@ -57,7 +57,8 @@ export const watchOperation: Operation = defineOperation({
     watch: watchInfoSchema.optional(),
     watches: z.array(watchInfoSchema),
   }),
-  scopes: ["session:write"],
+  // It stores the folder's files as documents, so it needs what docs.add needs.
+  scopes: ["session:write", "docs:write"],
   annotations: {
     readOnlyHint: false,
     destructiveHint: false,
