@@ -24,6 +24,7 @@ import { secretNameKind } from "./redact_names.ts";
 import { AnchorIndex } from "./redact_prefilter.ts";
 import { PRESET_DETECTORS } from "./redact_preset.ts";
 import { FORMAT_DETECTORS } from "./redact_rules.ts";
+import { looksGenerated } from "./redact_values.ts";
 import type { JsonValue } from "./types.ts";
 import { isRecord } from "./values.ts";
 
@@ -50,10 +51,19 @@ export function redactionDetectors(): readonly Detector[] {
   return DETECTORS;
 }
 
-/** The spans to redact in `text` (unmerged), from every detector the prefilter calls for. */
-export function findSecretSpans(text: string): Span[] {
+/**
+ * The spans to redact in `text` (unmerged), from every detector the prefilter calls for; with
+ * `everyDetector`, from every detector whatever the prefilter says (for tests of the
+ * prefilter).
+ */
+export function findSecretSpans(text: string, everyDetector = false): Span[] {
   const spans: Span[] = [];
   if (text.length < 8) return spans;
+  if (everyDetector) {
+    const everywhere = Array.from({ length: text.length }, (_, index) => index);
+    for (const detector of DETECTORS) detector.detect(text, everywhere, spans);
+    return spans;
+  }
   const found = PREFILTER.scan(text);
   if (found === null) return spans;
   for (const [detector, at] of found) detector.detect(text, at, spans);
@@ -62,18 +72,29 @@ export function findSecretSpans(text: string): Span[] {
 
 /**
  * Merges overlapping spans into the stretches to replace. A wide span (a whole connection URI
- * from the preset) gives way to a narrower span of Vantage's inside it, so the host stays.
+ * from the preset) gives way to a narrower span inside it, so the host stays readable.
  */
-function mergeSpans(spans: Span[]): Span[] {
-  const kept = spans.filter((span) =>
-    !span.wide ||
-    !spans.some((other) =>
-      other !== span && !other.wide && other.start >= span.start && other.end <= span.end
-    )
+function mergeSpans(text: string, spans: Span[]): Span[] {
+  // By start; at one start the longest first, and a wide span before an equal narrow one.
+  spans.sort((a, b) =>
+    a.start - b.start || b.end - a.end || (a.wide === b.wide ? 0 : a.wide ? -1 : 1)
   );
-  kept.sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: Span[] = [];
-  for (const span of kept) {
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i];
+    if (span.wide) {
+      // Wide spans are URIs (bounded), so these looks stay short. One around an earlier
+      // marker (`postgres://app:[REDACTED:password]@db`) has nothing left to hide.
+      if (text.slice(span.start, span.end).includes("[REDACTED:")) continue;
+      let narrower = false;
+      for (let j = i + 1; j < spans.length && spans[j].start < span.end; j++) {
+        if (!spans[j].wide && spans[j].end <= span.end) {
+          narrower = true;
+          break;
+        }
+      }
+      if (narrower) continue;
+    }
     const last = merged[merged.length - 1];
     if (last !== undefined && span.start < last.end) {
       if (span.rank > last.rank) {
@@ -99,11 +120,15 @@ function mergeSpans(spans: Span[]): Span[] {
  * ```
  */
 export function redactString(text: string): string {
-  const spans = findSecretSpans(text);
+  return replaceSpans(text, findSecretSpans(text));
+}
+
+/** Replaces the merged spans of `text` by their markers (the text itself when there are none). */
+export function replaceSpans(text: string, spans: Span[]): string {
   if (spans.length === 0) return text;
   let out = "";
   let from = 0;
-  for (const span of mergeSpans(spans)) {
+  for (const span of mergeSpans(text, spans)) {
     out += text.slice(from, span.start) + redactionMarker(span.kind);
     from = span.end;
   }
@@ -134,8 +159,10 @@ export function redactValue(value: JsonValue, depth = 0): JsonValue {
     const kind = typeof item === "string" && item !== "" && !item.startsWith("$")
       ? secretNameKind(key)
       : undefined;
-    if (kind !== undefined) {
-      out[key] = (item as string).startsWith("[REDACTED") ? item : redactionMarker(kind);
+    // A weak name (`CACHE_KEY`) counts only with a generated-looking value.
+    if (kind !== undefined && (kind !== "key" || looksGenerated(item as string))) {
+      const marker = redactionMarker(kind === "key" ? "secret" : kind);
+      out[key] = (item as string).startsWith("[REDACTED") ? item : marker;
     } else {
       out[key] = redactValue(item, depth + 1);
     }

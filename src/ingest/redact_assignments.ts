@@ -78,8 +78,11 @@ function isAuthorizationValue(value: string): boolean {
   const schemed = /^([A-Za-z][\w-]{1,30})\s+(\S.*)$/.exec(value);
   if (schemed !== null) {
     const credentials = schemed[2];
-    if (isPlaceholder(credentials)) return false;
-    return AUTH_SCHEMES.test(schemed[1]) ? credentials.length >= 4 : looksGenerated(credentials);
+    if (!AUTH_SCHEMES.test(schemed[1])) return looksGenerated(credentials);
+    // `Basic dXNlcjpwYXNz` and `Bearer s3cret` are credentials; `Bearer nope` and
+    // `Bearer secret-token` are a test's stand-ins.
+    return !isPlaceholder(credentials) && (credentials.length >= 8 || /\d/.test(credentials)) &&
+      !(/^[a-z-]+$/i.test(credentials) && /secret|token|key|pass/i.test(credentials));
   }
   return !/\s/.test(value) && looksGenerated(value);
 }
@@ -99,8 +102,13 @@ const ASSIGNMENT_ANCHOR: Anchor = {
 
 /** Finds the value assigned at each `=` / `:` the prefilter found after a secret name. */
 function detectAssignments(text: string, at: readonly number[], spans: Span[]): void {
+  // A separator inside the value just read is part of that value (`password=a=b`, or
+  // `token=token=token…` on hostile input, where re-reading would cost 1 KB per sign).
+  let readUpTo = -1;
   for (const separator of at) {
+    if (separator < readUpTo) continue;
     const sign = text[separator];
+    if (sign !== "=" && sign !== ":") continue;
     const next = text[separator + 1];
     const previous = text[separator - 1];
     if (sign === ":" && (next === ":" || previous === ":")) continue; // `Token::new`
@@ -132,10 +140,12 @@ function detectAssignments(text: string, at: readonly number[], spans: Span[]): 
     const wholeLine = kind === "authorization" || kind === "cookie";
     const value = readValue(text, valueAt, wholeLine);
     if (value === undefined) continue;
+    readUpTo = value.end;
     const content = text.slice(value.start, value.end);
     let secret: boolean;
     if (kind === "authorization") secret = isAuthorizationValue(content);
     else if (kind === "cookie") secret = isCookieValue(content);
+    else if (kind === "key") secret = looksGenerated(content);
     else {
       secret = looksLikeSecretValue(content, {
         name,
@@ -163,6 +173,7 @@ const FLAG_ANCHOR: Anchor = {
 
 function detectFlags(text: string, at: readonly number[], spans: Span[]): void {
   for (const dash of at) {
+    if (text[dash] !== "-" || (dash > 0 && /[\w-]/.test(text[dash - 1]))) continue;
     let end = dash;
     while (end < text.length && end - dash < MAX_NAME && isNameChar(text.charCodeAt(end))) end++;
     const name = text.slice(dash, end);
@@ -208,7 +219,7 @@ export const CONTEXT_DETECTORS: readonly Detector[] = [
     // password may hold `@` (the last one before the host ends it) but not `/`.
     kind: "password",
     anchors: [URL_PASSWORD_ANCHOR],
-    pattern: /:\/\/(?<u>[^\s:/@'"<>]{0,128}):(?<v>[^\s/'"<>]{1,256})@/dg,
+    pattern: /:\/\/(?<u>[^\s:/@'"`<>]{0,128}):(?<v>[^\s/'"`<>]{1,256})@/dg,
     accept: (value, match) => {
       const user = match.groups?.u ?? "";
       if (isPlaceholder(value) || value === user) return false;
@@ -226,7 +237,7 @@ export const CONTEXT_DETECTORS: readonly Detector[] = [
       ahead: String.raw`(?:u|-user)[ \t]{1,8}\\?["']?[^\s:'"\\]{1,128}:`,
     }],
     pattern:
-      /(?<![\w-])(?:-u|--user)[ \t]{1,8}\\?["']?(?<u>[^\s:'"\\]{1,128}):(?<v>[^\s'"\\]{1,256})/dg,
+      /(?<![\w-])(?:-u|--user)[ \t]{1,8}\\?["']?(?<u>[^\s:'"\\]{1,128}):(?<v>[^\s'"`\\]{1,256})/dg,
     accept: (value, match) => !isPlaceholder(value) && value !== match.groups?.u,
     rank: RANK.structural,
   }),

@@ -95,7 +95,9 @@ export function patternDetector(name: string, rule: PatternRule): Detector {
  */
 export const URL_PASSWORD_ANCHOR: Anchor = {
   lead: "@",
-  behind: String.raw`:\/\/[^\s/@]{0,128}:[^\s/]{1,256}`,
+  // The first `@` after `user:` is enough to call the detectors (which allow `@` inside the
+  // password); keeping `@` out here keeps a run of them from each looking far back.
+  behind: String.raw`:\/\/[^\s/@]{0,128}:[^\s/@]{1,256}`,
 };
 
 /** A case-sensitive literal anchor. */

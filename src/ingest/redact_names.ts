@@ -9,14 +9,15 @@
  * @module
  */
 
-/** The marker kinds a secret name maps to. */
+/** The marker kinds a secret name maps to (`key`: the weak `*_KEY` kind, see below). */
 export type SecretNameKind =
   | "password"
   | "api_key"
   | "token"
   | "secret"
   | "authorization"
-  | "cookie";
+  | "cookie"
+  | "key";
 
 /** The words a secret name ends with (in any case); the prefilter looks for them. */
 export const SECRET_WORDS: readonly string[] = [
@@ -51,7 +52,6 @@ const KEY_OWNERS = [
   "master",
   "app",
   "auth",
-  "session",
   "client",
   "service",
   "admin",
@@ -89,7 +89,9 @@ export function isEnvStyle(name: string): boolean {
 }
 
 /**
- * The kind of secret a name holds, or undefined when its value is not a secret.
+ * The kind of secret a name holds, or undefined when its value is not a secret. `key` is the
+ * weak kind: an `*_KEY` environment-style name, which in code is as often a constant's name
+ * (`CACHE_KEY = "user"`), so its value must look generated.
  *
  * @example
  * ```ts
@@ -111,7 +113,9 @@ export function secretNameKind(name: string): SecretNameKind | undefined {
   if (compact.endsWith("secret")) return "secret";
   if (compact.endsWith("token")) return "token";
   if (/credentials?$/.test(compact)) return "secret";
-  if (compact.endsWith("signature") || compact === "sig") return "secret";
+  // A presigned URL's signature grants access; other signatures (a thinking block's, a
+  // commit's) are not secrets.
+  if (/(?:amz|goog)signature$/.test(compact) || compact === "sig") return "secret";
   if (compact.endsWith("auth")) return authAtBoundary(trimmed) ? "secret" : undefined;
   if (compact.endsWith("key")) {
     const owner = compact.slice(0, -3);
@@ -120,7 +124,7 @@ export function secretNameKind(name: string): SecretNameKind | undefined {
     if (isEnvStyle(trimmed) && /_KEY$/.test(trimmed)) {
       const parts = lower.split("_");
       const before = parts[parts.length - 2] ?? "";
-      return before === "" || PUBLIC_KEY_OWNERS.has(before) ? undefined : "secret";
+      return before === "" || PUBLIC_KEY_OWNERS.has(before) ? undefined : "key";
     }
   }
   return undefined;

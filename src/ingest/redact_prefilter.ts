@@ -168,7 +168,9 @@ export class AnchorIndex<T> {
         checks.includes("") ? leadSource : `${leadSource}(?:${checks.join("|")})`,
       );
     }
-    this.#pattern = new RegExp(alternatives.join("|"), "g");
+    // With no anchors at all, a pattern that never matches (an empty one would match
+    // everywhere).
+    this.#pattern = new RegExp(alternatives.length === 0 ? "[]" : alternatives.join("|"), "g");
   }
 
   /** The prefilter's regular expression source, for tests. */

@@ -171,6 +171,11 @@ export const PROVIDER_RULES: Readonly<Record<string, PatternRule>> = {
     anchors: lits("Q~"),
     pattern: /[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}/dg,
   },
+  onepassword_token: {
+    kind: "onepassword_token",
+    anchors: lits("ops_ey"),
+    pattern: /ops_ey[A-Za-z0-9+/=_-]{50,}/dg,
+  },
   age_secret_key: {
     kind: "age_key",
     anchors: lits("AGE-SECRET-KEY-1"),
@@ -187,27 +192,35 @@ export const PROVIDER_RULES: Readonly<Record<string, PatternRule>> = {
 // `-----BEGIN RSA PRIVATE KEY-----`, `… EC …`, `… OPENSSH …`, `… ENCRYPTED …`,
 // `-----BEGIN PGP PRIVATE KEY BLOCK-----`.
 const PEM_BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;
+// What a key body is made of: armor headers such as `Proc-Type: 4,ENCRYPTED` or
+// `Version: GnuPG v2` (tried first, or the base64 branch would eat their first word), base64
+// runs, and line breaks (also `\n` escaped in JSON text) with their indentation. Spaces
+// between words are not a body, so prose after a header stops it. Nothing follows the
+// repetition, so the first, greedy match stands and nothing backtracks.
+const BODY_RUN =
+  /(?:(?<=^|\n|\\n)[A-Za-z-]{2,30}: [^\n\\]{0,200}|[A-Za-z0-9+/=]+|[ \t]*(?:\r?\n|\\[nr])[ \t]*)+/y;
+const MIN_BODY = 16;
 
 /**
- * Removes PEM private key blocks, from BEGIN through END, or to the end of the text when the
- * END line was cut off. Uses indexOf, not a lazy regular expression, so many BEGIN lines
- * without an END cost one pass, not one pass each.
+ * Removes PEM private key blocks: from BEGIN through END, or through the end of the key body
+ * when the END line was cut off. A header with no body after it (a mention in prose or code)
+ * is left alone. Each character is read once, however many BEGIN lines there are.
  */
 function detectPrivateKeys(text: string, _at: readonly number[], spans: Span[]): void {
   PEM_BEGIN.lastIndex = 0;
   for (let match = PEM_BEGIN.exec(text); match !== null; match = PEM_BEGIN.exec(text)) {
-    const end = text.indexOf("-----END ", PEM_BEGIN.lastIndex);
-    if (end === -1) {
-      spans.push({
-        start: match.index,
-        end: text.length,
-        kind: "private_key",
-        rank: RANK.structural,
-      });
-      return;
+    BODY_RUN.lastIndex = PEM_BEGIN.lastIndex;
+    const body = BODY_RUN.exec(text);
+    const bodyEnd = body === null ? PEM_BEGIN.lastIndex : BODY_RUN.lastIndex;
+    const base64 = body === null ? 0 : body[0].replace(/\\[nr]|[^A-Za-z0-9+/=]/g, "").length;
+    let stop = bodyEnd;
+    if (text.startsWith("-----END ", bodyEnd)) {
+      const close = text.indexOf("-----", bodyEnd + 9);
+      stop = close !== -1 && close - bodyEnd < 80 ? close + 5 : bodyEnd + 9;
+    } else if (base64 < MIN_BODY) {
+      PEM_BEGIN.lastIndex = bodyEnd;
+      continue;
     }
-    const close = text.indexOf("-----", end + 9);
-    const stop = close !== -1 && close - end < 80 ? close + 5 : end + 9;
     spans.push({ start: match.index, end: stop, kind: "private_key", rank: RANK.structural });
     PEM_BEGIN.lastIndex = stop;
   }

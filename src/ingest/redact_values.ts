@@ -56,7 +56,15 @@ const NOT_SECRETS = new Set([
   "environ",
   "prompt",
   "stdin",
+  "value",
+  "pass",
+  "user",
+  "username",
 ]);
+
+// Fake values in tests and docs name what they stand for: `secret-token`, `test-key`,
+// `super-secret-value`. Generated secrets do not spell these words without a digit.
+const SECRET_WORD_IN_VALUE = /password|passwd|secret|token|key|cred/i;
 
 /** How a value was written. */
 export interface ValueContext {
@@ -76,12 +84,13 @@ export function isPlaceholder(value: string): boolean {
     return true;
   }
   if (value.startsWith("[REDACTED")) return true;
-  if (/\$\{|\{\{|%\(|<%|\$\(/.test(value)) return true;
+  // Templates, also cut short where a bare value stops at `{` (`sk-proj-${key}`).
+  if (/\$\{|\{\{|%\(|<%|\$\(|\$$/.test(value)) return true;
   if (/^(.)\1*$/.test(value)) return true;
   const lower = value.toLowerCase();
   if (NOT_SECRETS.has(lower)) return true;
   if (/^(?:your|my)[-_ ]?(?:api|secret|token|key|pass)/i.test(value)) return true;
-  if (/example|placeholder|xxxx/i.test(value)) return true;
+  if (/example|placeholder|xxxx|\.\.\.|…/i.test(value)) return true;
   if (/^(?:\/|~\/|\.\.?\/|[A-Za-z]:[\\/])/.test(value)) return true;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return true;
   return false;
@@ -97,7 +106,8 @@ export function isPlaceholder(value: string): boolean {
  * ```
  */
 export function looksLikeSecretValue(value: string, context: ValueContext): boolean {
-  if (isPlaceholder(value)) return false;
+  if (value.length < 6 || isPlaceholder(value)) return false;
+  if (!/\d/.test(value) && SECRET_WORD_IN_VALUE.test(value)) return false;
   const lower = value.toLowerCase();
   const name = context.name.toLowerCase().replace(/^[-_.$@]+/, "");
   if (lower === name || name.endsWith(lower)) return false;
@@ -117,9 +127,13 @@ export function looksLikeSecretValue(value: string, context: ValueContext): bool
     value.length >= 12 && /[-_+/=!@#%^~]/.test(value) && !/^[a-z]+(?:[-_][a-z]+)*$/i.test(value);
 }
 
-/** Whether a value with no assigned name (after `Bearer`, in a flag) looks generated. */
+/**
+ * Whether a value with no telling name (after `Bearer`, in a flag, under a `*_KEY` constant)
+ * looks generated: digits, or long and mixed case.
+ */
 export function looksGenerated(value: string): boolean {
-  if (isPlaceholder(value)) return false;
+  if (value.length < 6 || isPlaceholder(value)) return false;
+  if (!/\d/.test(value) && SECRET_WORD_IN_VALUE.test(value)) return false;
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)) return false;
   return /\d/.test(value) || (value.length >= 16 && /[A-Z]/.test(value) && /[a-z]/.test(value));
 }
