@@ -349,12 +349,13 @@ function transcriptItems(
     } else if (m.message_type === "compaction") {
       items.push(compactionItem(m, chars));
     } else if (m.message_type === "api_error") {
+      const label = cutText(firstLine(m.text), 160).text;
       items.push({
         ts: iso(m.ts),
         t: m.ts,
         kind: "api_error",
-        label: cutText(firstLine(m.text), 160).text,
-        detail: cutText(m.text, chars).text,
+        label,
+        ...(label === m.text.trim() ? {} : { detail: cutText(m.text, chars).text }),
         failed: true,
       });
     } else if (m.message_type === "tool_use") {
