@@ -1,12 +1,14 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
- * beside a reference measured in the same run. Suites: mcp, agent, perception, http, docs, writers (default: all).
+ * beside a reference measured in the same run. Suites: mcp, agent (which
+ * includes redact), redact, perception, http, docs, writers (default: all).
  */
 import { benchAgent } from "./bench/agent.ts";
 import { benchDocs, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
 import { benchPerception } from "./bench/perception.ts";
+import { benchRedaction } from "./bench/redaction.ts";
 import { benchWriters } from "./bench/writers.ts";
 
 const suites: Record<string, () => Promise<void>> = {
@@ -21,14 +23,16 @@ const suites: Record<string, () => Promise<void>> = {
   },
   mcp: () => benchMcp(),
   agent: () => benchAgent(),
+  redact: () => benchRedaction(),
   perception: () => benchPerception(),
   http: () => benchHttp(),
   docs: () => benchDocs(),
   writers: () => benchWriters(),
 };
 
+// grep runs on its own; agent runs redact itself, so the default list leaves both out.
 const wanted = Deno.args.length === 0
-  ? Object.keys(suites).filter((name) => name !== "grep")
+  ? Object.keys(suites).filter((name) => name !== "grep" && name !== "redact")
   : Deno.args;
 for (const name of wanted) {
   const suite = suites[name];

@@ -17,6 +17,7 @@ import { executeOperation } from "../../src/ops/executor.ts";
 import { vantageServices } from "../../src/ops/runtime.ts";
 import { prng, writeClaudeTranscript, ZipfVocabulary } from "../lib/claude_corpus.ts";
 import { denoDir, MAIN, startServe } from "./serve_process.ts";
+import { benchRedaction } from "./redaction.ts";
 import { median, percentile, printTable } from "./stats.ts";
 
 async function timed(
@@ -354,6 +355,7 @@ async function benchSearch(messageCount: number): Promise<void> {
 
 /** Runs the ingestion benchmarks. */
 export async function benchAgent(): Promise<void> {
+  await benchRedaction();
   await benchHookRoundTrip(30);
   await benchBackfill(Number(Deno.env.get("VANTAGE_BENCH_BACKFILL_MB") ?? 200));
   await benchSearch(Number(Deno.env.get("VANTAGE_BENCH_MESSAGES") ?? 1_000_000));

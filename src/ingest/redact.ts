@@ -5,13 +5,26 @@
  * "Authorization: Bearer …"`, a `.env` file read into context. Vantage keeps hook payloads and
  * transcripts for weeks, so secrets are replaced by `[REDACTED:<kind>]` on the way in.
  *
- * Speed matters (a backfill pushes hundreds of MB through here), so every pattern is compiled
- * once, and a single case-insensitive prefilter scan rejects the vast majority of strings
- * that cannot contain any secret before any specific pattern runs.
+ * Three sets of detectors find what to redact: Vantage's table of key formats
+ * (`redact_rules.ts`), the rules of the secretlint preset (`redact_preset.ts`), and Vantage's
+ * context rules for assignments, headers and URLs (`redact_assignments.ts`). Their spans are
+ * merged and each merged stretch becomes one marker, named by the most specific rule.
+ *
+ * Speed matters (every hook payload and every transcript line of a backfill pass through
+ * here), so one prefilter scan (`redact_prefilter.ts`) finds the detectors' anchors first: a
+ * string without any costs that scan, and a detector runs only on strings holding one of its
+ * anchors. Every pattern is linear in the text (bounded quantifiers, no nested repetition).
  *
  * @module
  */
 
+import { CONTEXT_DETECTORS } from "./redact_assignments.ts";
+import type { Detector, Span } from "./redact_detector.ts";
+import { secretNameKind } from "./redact_names.ts";
+import { AnchorIndex } from "./redact_prefilter.ts";
+import { PRESET_DETECTORS } from "./redact_preset.ts";
+import { FORMAT_DETECTORS } from "./redact_rules.ts";
+import { looksGenerated } from "./redact_values.ts";
 import type { JsonValue } from "./types.ts";
 import { isRecord } from "./values.ts";
 
@@ -20,73 +33,81 @@ export function redactionMarker(kind: string): string {
   return `[REDACTED:${kind}]`;
 }
 
-// Every specific pattern below starts with (or requires) one of these substrings, so a string
-// without any of them is returned untouched after one linear scan.
-const PREFILTER =
-  /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|AIza|eyJ|bearer|authorization|PRIVATE KEY|passw|secret|token|api[_-]?key|apikey|access[_-]?key|credential/i;
+const DETECTORS: readonly Detector[] = [
+  ...FORMAT_DETECTORS,
+  ...PRESET_DETECTORS,
+  ...CONTEXT_DETECTORS,
+];
 
-interface Rule {
-  kind: string;
-  pattern: RegExp;
-  /** Text kept in front of the marker (group 1 of the pattern), e.g. `Bearer `. */
-  keepPrefix?: boolean;
+const PREFILTER = new AnchorIndex(
+  DETECTORS.map((detector) => [detector, detector.anchors] as const),
+);
+
+/**
+ * Every detector redaction runs: Vantage's format rules, the secretlint preset's rules and
+ * Vantage's context rules, each with its id, origin and anchors.
+ */
+export function redactionDetectors(): readonly Detector[] {
+  return DETECTORS;
 }
 
-// Names whose value is a secret when assigned: `DB_PASSWORD=…`, `api_key: "…"`, `?token=…`.
-// The keyword must end the name, so `max_tokens` or `token_count` are not secrets.
-const SECRET_NAME = String
-  .raw`[A-Za-z0-9_.-]*?(?:passwd|password|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)`;
+/**
+ * The spans to redact in `text` (unmerged), from every detector the prefilter calls for; with
+ * `everyDetector`, from every detector whatever the prefilter says (for tests of the
+ * prefilter).
+ */
+export function findSecretSpans(text: string, everyDetector = false): Span[] {
+  const spans: Span[] = [];
+  if (text.length < 8) return spans;
+  if (everyDetector) {
+    const everywhere = Array.from({ length: text.length }, (_, index) => index);
+    for (const detector of DETECTORS) detector.detect(text, everywhere, spans);
+    return spans;
+  }
+  const found = PREFILTER.scan(text);
+  if (found === null) return spans;
+  for (const [detector, at] of found) detector.detect(text, at, spans);
+  return spans;
+}
 
-// Order matters: specific token formats first (so the kind is precise), generic shapes last;
-// each later rule skips values that are already markers.
-const RULES: readonly Rule[] = [
-  {
-    kind: "private_key",
-    pattern:
-      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-  },
-  { kind: "anthropic_key", pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
-  { kind: "openai_key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-  { kind: "github_token", pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/g },
-  { kind: "github_token", pattern: /\bgithub_pat_[A-Za-z0-9_]{22,}/g },
-  { kind: "aws_key", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
-  { kind: "slack_token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { kind: "google_key", pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  {
-    kind: "jwt",
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  },
-  {
-    // `Authorization: Basic xyz`, `authorization=Token xyz`: the whole value up to a quote or
-    // the end of the line, whatever the scheme.
-    kind: "authorization",
-    pattern: /(\bauthorization["']?\s*[:=]\s*["']?)(?!\[REDACTED)[^\r\n"']+/gi,
-    keepPrefix: true,
-  },
-  {
-    kind: "bearer",
-    pattern: /(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/=-]{8,}/gi,
-    keepPrefix: true,
-  },
-  {
-    // `"password": "hunter22"` inside JSON text.
-    kind: "secret",
-    pattern: new RegExp(
-      String.raw`("${SECRET_NAME}"\s*:\s*")(?!\[REDACTED|\$)[^"\\]{4,}(?=")`,
-      "gi",
-    ),
-    keepPrefix: true,
-  },
-  {
-    // `PASSWORD=hunter22`, `--api-key=abc`, `?access_token=abc&`, `token = 'abc'`.
-    kind: "secret",
-    pattern: new RegExp(
-      String.raw`(\b${SECRET_NAME}\s*=\s*["']?)(?!\[REDACTED|\$)[^\s"'&;,]{4,}`,
-      "gi",
-    ),
-    keepPrefix: true,
-  },
-];
+/**
+ * Merges overlapping spans into the stretches to replace. A wide span (a whole connection URI
+ * from the preset) gives way to a narrower span inside it, so the host stays readable.
+ */
+function mergeSpans(text: string, spans: Span[]): Span[] {
+  // By start; at one start the longest first, and a wide span before an equal narrow one.
+  spans.sort((a, b) =>
+    a.start - b.start || b.end - a.end || (a.wide === b.wide ? 0 : a.wide ? -1 : 1)
+  );
+  const merged: Span[] = [];
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i];
+    if (span.wide) {
+      // Wide spans are URIs (bounded), so these looks stay short. One around an earlier
+      // marker (`postgres://app:[REDACTED:password]@db`) has nothing left to hide.
+      if (text.slice(span.start, span.end).includes("[REDACTED:")) continue;
+      let narrower = false;
+      for (let j = i + 1; j < spans.length && spans[j].start < span.end; j++) {
+        if (!spans[j].wide && spans[j].end <= span.end) {
+          narrower = true;
+          break;
+        }
+      }
+      if (narrower) continue;
+    }
+    const last = merged[merged.length - 1];
+    if (last !== undefined && span.start < last.end) {
+      if (span.rank > last.rank) {
+        last.kind = span.kind;
+        last.rank = span.rank;
+      }
+      last.end = Math.max(last.end, span.end);
+    } else {
+      merged.push({ ...span });
+    }
+  }
+  return merged;
+}
 
 /**
  * Replaces secrets in a string with `[REDACTED:<kind>]` markers. Strings that cannot hold a
@@ -99,40 +120,19 @@ const RULES: readonly Rule[] = [
  * ```
  */
 export function redactString(text: string): string {
-  if (text.length < 8 || !PREFILTER.test(text)) return text;
-  let out = text;
-  for (const rule of RULES) {
-    rule.pattern.lastIndex = 0;
-    if (!rule.pattern.test(out)) continue;
-    rule.pattern.lastIndex = 0;
-    const marker = redactionMarker(rule.kind);
-    out = rule.keepPrefix
-      ? out.replace(rule.pattern, (_match, prefix: string) => `${prefix}${marker}`)
-      : out.replace(rule.pattern, marker);
+  return replaceSpans(text, findSecretSpans(text));
+}
+
+/** Replaces the merged spans of `text` by their markers (the text itself when there are none). */
+export function replaceSpans(text: string, spans: Span[]): string {
+  if (spans.length === 0) return text;
+  let out = "";
+  let from = 0;
+  for (const span of mergeSpans(text, spans)) {
+    out += text.slice(from, span.start) + redactionMarker(span.kind);
+    from = span.end;
   }
-  return out;
-}
-
-// Object keys whose string value is a secret regardless of its shape.
-// The keyword must end the key (`db_password`, `apiKey`, `X-Auth-Token`), so `token_count`
-// and `tokenizer` are left alone.
-const SECRET_KEY =
-  /(?:passwd|password|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|authorization|cookie)$/i;
-
-function kindForKey(key: string): string {
-  const lower = key.toLowerCase();
-  if (lower.includes("authorization")) return "authorization";
-  if (lower.includes("cookie")) return "cookie";
-  if (lower.includes("passw")) return "password";
-  if (/api[_-]?key|apikey/.test(lower)) return "api_key";
-  if (lower.includes("token")) return "token";
-  return "secret";
-}
-
-function isSecretKey(key: string): boolean {
-  if (!SECRET_KEY.test(key)) return false;
-  // Token *counts* are everywhere in usage records; they are numbers, but guard names too.
-  return !/tokens$/i.test(key);
+  return out + text.slice(from);
 }
 
 const MAX_DEPTH = 64;
@@ -156,8 +156,13 @@ export function redactValue(value: JsonValue, depth = 0): JsonValue {
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
   const out: { [key: string]: JsonValue } = {};
   for (const [key, item] of Object.entries(value)) {
-    if (typeof item === "string" && item !== "" && isSecretKey(key) && !item.startsWith("$")) {
-      out[key] = item.startsWith("[REDACTED") ? item : redactionMarker(kindForKey(key));
+    const kind = typeof item === "string" && item !== "" && !item.startsWith("$")
+      ? secretNameKind(key)
+      : undefined;
+    // A weak name (`CACHE_KEY`) counts only with a generated-looking value.
+    if (kind !== undefined && (kind !== "key" || looksGenerated(item as string))) {
+      const marker = redactionMarker(kind === "key" ? "secret" : kind);
+      out[key] = (item as string).startsWith("[REDACTED") ? item : marker;
     } else {
       out[key] = redactValue(item, depth + 1);
     }

@@ -8,13 +8,27 @@
  * so a store can also drop copies seen in other files (resumed and forked sessions).
  *
  * Sub-agent transcripts (`<session>/subagents/agent-<id>.jsonl`, or `agent-<id>.jsonl` beside
- * the session in older versions) carry the parent's `sessionId`: their messages and usage are
- * filed under the parent session with `subagent_id` set, and the parser reports a child
- * session `<parent>/agent-<id>` whose `parent_session_id` is the parent.
+ * the session in older versions) carry the parent's `sessionId`: the parser files their
+ * messages and usage under a session of their own, `<parent>/agent-<id>`, marked as a
+ * sub-agent of the parent (the store adds its counts to the parent's totals). The parent's
+ * transcript names each sub-agent's type and task description (see
+ * `claude_code_subagents.ts`); those links are reported as `linked_sessions`, so the order in
+ * which the two files are read does not matter. Side-chain records inside a main transcript
+ * (older versions) keep the main session and carry a `subagent_id`.
+ *
+ * Compaction boundaries, compaction summaries and API errors become messages of their own
+ * types (see `claude_code_events.ts`).
  *
  * @module
  */
 
+import {
+  apiErrorText,
+  apiRetryText,
+  compactionText,
+  isApiErrorRecord,
+} from "./claude_code_events.ts";
+import { internalSubagentType, SubagentLinks, subagentSessionId } from "./claude_code_subagents.ts";
 import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
@@ -30,6 +44,7 @@ import {
 import type {
   JsonObject,
   ParsedRecords,
+  SessionInfo,
   TranscriptMessage,
   TranscriptParser,
   TranscriptParserOptions,
@@ -106,7 +121,13 @@ interface ClaudeState {
   model?: string;
   lastTs: number;
   hasTitle: boolean;
+  links: SubagentLinks;
+  /** `summary` lines read before any timestamp, stored once a time is known. */
+  pendingSummaries: Array<{ key: string; text: string }>;
 }
+
+/** Summaries held back at most while waiting for a timestamp. */
+const PENDING_SUMMARY_LIMIT = 20;
 
 class ClaudeCodeParser implements TranscriptParser {
   readonly agent = "claude_code" as const;
@@ -129,6 +150,14 @@ class ClaudeCodeParser implements TranscriptParser {
       model: str(saved.model),
       lastTs: typeof saved.last_ts === "number" ? saved.last_ts : 0,
       hasTitle: saved.has_title === true,
+      links: new SubagentLinks(saved.links),
+      pendingSummaries: Array.isArray(saved.pending_summaries)
+        ? saved.pending_summaries.flatMap((entry) =>
+          isRecord(entry) && typeof entry.key === "string" && typeof entry.text === "string"
+            ? [{ key: entry.key, text: entry.text }]
+            : []
+        )
+        : [],
     };
   }
 
@@ -141,7 +170,11 @@ class ClaudeCodeParser implements TranscriptParser {
       seen_usage: s.seenUsage.toJSON(),
       last_ts: s.lastTs,
       has_title: s.hasTitle,
+      links: s.links.toJSON(),
     };
+    if (s.pendingSummaries.length > 0) {
+      out.pending_summaries = s.pendingSummaries.map((p) => ({ key: p.key, text: p.text }));
+    }
     if (s.cwd !== undefined) out.cwd = s.cwd;
     if (s.model !== undefined) out.model = s.model;
     return out;
@@ -161,26 +194,39 @@ class ClaudeCodeParser implements TranscriptParser {
     const cwd = str(obj.cwd);
     if (cwd !== undefined) s.cwd = cwd;
     const lineSession = str(obj.sessionId);
-    const subagentId = this.#role.subagent_id !== undefined
-      ? str(obj.agentId) ?? this.#role.subagent_id
-      : undefined;
+    const fileAgent = this.#role.subagent_id;
     // Sub-agent lines carry the parent's session id; main lines their own.
     const sessionId = lineSession ?? this.#role.parent_session_id ?? this.#role.session_id;
 
     const tracker = s.tracker;
     if (sessionId !== undefined && tracker.sessionId === undefined) {
-      if (subagentId !== undefined) {
-        tracker.sessionId = `${sessionId}/agent-${subagentId}`;
-        tracker.learn({ parent_session_id: sessionId });
+      if (fileAgent !== undefined) {
+        tracker.sessionId = subagentSessionId(sessionId, fileAgent);
+        tracker.isSubagent = true;
+        tracker.learn({
+          parent_session_id: sessionId,
+          subagent_type: internalSubagentType(fileAgent),
+        });
       } else {
         tracker.sessionId = sessionId;
       }
     }
-    const recordSession = subagentId !== undefined
-      ? tracker.facts.parent_session_id ?? sessionId
-      : tracker.sessionId ?? sessionId;
+    // Newer versions name the sub-agent's type on its own assistant lines.
+    if (fileAgent !== undefined) tracker.learn({ subagent_type: str(obj.attributionAgent) });
+    const recordSession = tracker.sessionId ?? sessionId;
+    // A sub-agent file's records carry its id; side-chain records of a main file their own.
+    const subagentId = fileAgent ??
+      (obj.isSidechain === true ? str(obj.agentId) ?? "sidechain" : undefined);
     tracker.started(lineTs);
     tracker.learn({ cwd: s.cwd, git_branch: str(obj.gitBranch) });
+    if (lineTs !== undefined && recordSession !== undefined) {
+      for (const pending of s.pendingSummaries.splice(0)) {
+        out.messages.push(this.#summary(recordSession, lineTs, pending.key, pending.text));
+      }
+    }
+    if (fileAgent === undefined && tracker.sessionId !== undefined && ts > 0) {
+      this.#link(obj, tracker.sessionId, ts, out);
+    }
 
     switch (type) {
       case "user":
@@ -203,7 +249,16 @@ class ClaudeCodeParser implements TranscriptParser {
         // Summaries may describe an earlier session (leafUuid points elsewhere): a title only
         // when nothing better is known.
         const summary = str(obj.summary);
-        if (summary !== undefined && !s.hasTitle) tracker.learn({ title: summary });
+        if (summary === undefined) break;
+        if (!s.hasTitle) tracker.learn({ title: summary });
+        // Older versions wrote these, without a time, where a conversation was compacted.
+        const key = `summary:${str(obj.leafUuid) ?? stableHash(line)}`;
+        const text = this.#cleaner.clean(summary);
+        if (ts > 0 && recordSession !== undefined) {
+          out.messages.push(this.#summary(recordSession, ts, key, text));
+        } else if (s.pendingSummaries.length < PENDING_SUMMARY_LIMIT) {
+          s.pendingSummaries.push({ key, text });
+        }
         break;
       }
       default:
@@ -212,6 +267,38 @@ class ClaudeCodeParser implements TranscriptParser {
     if (s.model !== undefined) tracker.learn({ model: s.model });
     const info = tracker.changed();
     if (info !== undefined) out.session = info;
+  }
+
+  /**
+   * Reports the sub-agents this main-transcript record names. A run starts when its parent
+   * made the call: that time (earlier than any of its own records) keeps the start the same
+   * whichever file is read first.
+   */
+  #link(obj: UnknownRecord, parentId: string, ts: number, out: ParsedRecords): void {
+    for (const link of this.#state.links.linksOf(obj)) {
+      const info: SessionInfo = {
+        agent: "claude_code",
+        session_id: subagentSessionId(parentId, link.agent_id),
+        started_at: link.called_at ?? ts,
+        parent_session_id: parentId,
+        is_subagent: true,
+      };
+      const type = link.subagent_type ?? internalSubagentType(link.agent_id);
+      if (type !== undefined) info.subagent_type = type;
+      if (link.description !== undefined) info.title = this.#cleaner.clean(link.description);
+      if (this.#state.cwd !== undefined) info.cwd = this.#state.cwd;
+      (out.linked_sessions ??= []).push(info);
+    }
+  }
+
+  /** A compaction summary line as a `compaction` message. */
+  #summary(sessionId: string, ts: number, key: string, text: string): TranscriptMessage {
+    const m = newMessage("claude_code", sessionId, ts, key, this.#state.cwd);
+    m.role = "system";
+    m.message_type = "compaction";
+    m.text = text;
+    if (this.#role.subagent_id !== undefined) m.subagent_id = this.#role.subagent_id;
+    return m;
   }
 
   #message(
@@ -236,19 +323,30 @@ class ClaudeCodeParser implements TranscriptParser {
     };
 
     if (type === "system") {
-      const text = str(obj.content) ?? "";
+      const subtype = str(obj.subtype);
+      const messageType = subtype === "compact_boundary"
+        ? "compaction"
+        : subtype === "api_error"
+        ? "api_error"
+        : "system";
+      const text = messageType === "compaction"
+        ? compactionText(obj)
+        : messageType === "api_error"
+        ? apiRetryText(obj)
+        : str(obj.content) ?? "";
       if (text.trim() === "") return;
       out.messages.push({
         ...base(0),
         role: "system",
-        message_type: "system",
+        message_type: messageType,
         text: this.#cleaner.clean(text),
       });
       return;
     }
     if (message === undefined) return;
     const content = message.content;
-    const isMeta = obj.isMeta === true;
+    // The summary written after a compaction is context handed to the model, not a prompt.
+    const isMeta = obj.isMeta === true || obj.isCompactSummary === true;
 
     if (type === "user") {
       const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -286,7 +384,17 @@ class ClaudeCodeParser implements TranscriptParser {
     const realModel = model !== undefined && model !== "<synthetic>" ? model : undefined;
     if (realModel !== undefined) s.model = realModel;
     const blocks = typeof content === "string" ? [{ type: "text", text: content }] : content;
-    if (Array.isArray(blocks)) {
+    if (Array.isArray(blocks) && isApiErrorRecord(obj)) {
+      // Written in the model's place when a call failed: one error event, not an answer.
+      const said = blocks.map((block) => (isRecord(block) ? str(block.text) ?? "" : ""))
+        .filter((text) => text !== "").join("\n");
+      out.messages.push({
+        ...base(0),
+        role: "system",
+        message_type: "api_error",
+        text: this.#cleaner.clean(apiErrorText(obj, said)),
+      });
+    } else if (Array.isArray(blocks)) {
       blocks.forEach((block: unknown, index: number) => {
         if (!isRecord(block)) return;
         const m = base(index);
@@ -301,6 +409,7 @@ class ClaudeCodeParser implements TranscriptParser {
           if (text === undefined) return;
           out.messages.push({ ...m, message_type: "thinking", text: this.#cleaner.clean(text) });
         } else if (block.type === "tool_use" || block.type === "server_tool_use") {
+          s.links.noteToolUse(block, ts);
           const name = str(block.name);
           m.message_type = "tool_use";
           m.text = this.#cleaner.clean(textOf(block.input));

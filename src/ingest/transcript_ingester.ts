@@ -120,6 +120,7 @@ export async function ingestTranscriptFile(
     });
     if (read.lines.length === 0 && read.malformed === 0) break;
     const sessions: SessionInfo[] = [];
+    const linked: SessionInfo[] = [];
     const messages: TranscriptMessage[] = [];
     const usage: UsageRecord[] = [];
     let malformed = read.malformed;
@@ -129,6 +130,7 @@ export async function ingestTranscriptFile(
       if (parsed.malformed) malformed++;
       if (parsed.unknown_type !== undefined) unknown++;
       if (parsed.session !== undefined) sessions.push(parsed.session);
+      if (parsed.linked_sessions !== undefined) linked.push(...parsed.linked_sessions);
       messages.push(...parsed.messages);
       usage.push(...parsed.usage);
       counts.tool_calls += parsed.tool_calls;
@@ -142,12 +144,14 @@ export async function ingestTranscriptFile(
     state.unknown_types += unknown;
     transaction(db, () => {
       for (const session of sessions) upsertSessionFacts(db, session, path);
+      // Sessions this file only names (a parent's sub-agents) are someone else's transcript.
+      for (const session of linked) upsertSessionFacts(db, session);
       counts.messages += insertMessages(db, messages);
       counts.usage += insertUsage(db, usage, price);
       saveTranscriptCursor(db, state, now());
     });
     for (const m of messages) counts.sessions.add(m.session_id);
-    for (const s of sessions) counts.sessions.add(s.session_id);
+    for (const s of [...sessions, ...linked]) counts.sessions.add(s.session_id);
     counts.bytes += consumed;
     counts.lines += read.lines.length;
     counts.malformed += malformed;

@@ -84,9 +84,16 @@ export class RecentKeys {
   }
 }
 
-type SessionFacts = Omit<SessionInfo, "agent" | "session_id" | "started_at">;
+type SessionFacts = Omit<SessionInfo, "agent" | "session_id" | "started_at" | "is_subagent">;
 
-const FACT_KEYS = ["cwd", "model", "git_branch", "title", "parent_session_id"] as const;
+const FACT_KEYS = [
+  "cwd",
+  "model",
+  "git_branch",
+  "title",
+  "parent_session_id",
+  "subagent_type",
+] as const;
 
 /**
  * Tracks what is known about the session of one file and answers a {@link SessionInfo}
@@ -97,6 +104,8 @@ export class SessionTracker {
   sessionId: string | undefined;
   startedAt: number | undefined;
   facts: SessionFacts;
+  /** The session is a sub-agent run (see {@link SessionInfo.is_subagent}). */
+  isSubagent = false;
   #emitted: string;
 
   /** @param agent agent of the file; @param saved state from {@link SessionTracker.toJSON}. */
@@ -108,6 +117,7 @@ export class SessionTracker {
       this.sessionId = str(saved.session_id);
       this.startedAt = typeof saved.started_at === "number" ? saved.started_at : undefined;
       this.#emitted = str(saved.emitted) ?? "";
+      this.isSubagent = saved.is_subagent === true;
       for (const key of FACT_KEYS) {
         const value = str(saved[key]);
         if (value !== undefined) this.facts[key] = value;
@@ -141,6 +151,7 @@ export class SessionTracker {
       const value = this.facts[key];
       if (value !== undefined) info[key] = value;
     }
+    if (this.isSubagent) info.is_subagent = true;
     const signature = JSON.stringify(info);
     if (signature === this.#emitted) return undefined;
     this.#emitted = signature;
@@ -152,6 +163,7 @@ export class SessionTracker {
     const out: JsonObject = { emitted: this.#emitted };
     if (this.sessionId !== undefined) out.session_id = this.sessionId;
     if (this.startedAt !== undefined) out.started_at = this.startedAt;
+    if (this.isSubagent) out.is_subagent = true;
     for (const key of FACT_KEYS) {
       const value = this.facts[key];
       if (value !== undefined) out[key] = value;

@@ -152,13 +152,15 @@ export type MessageType =
   | "thinking"
   | "tool_use"
   | "tool_result"
-  | "system";
+  | "system"
+  | "compaction"
+  | "api_error";
 
 /** One message (or one content block of a message) read from a session transcript. */
 export interface TranscriptMessage {
   /** Agent that wrote the transcript. */
   agent: AgentName;
-  /** Session the message belongs to (the parent session for sub-agent transcripts). */
+  /** Session the message belongs to (a sub-agent transcript's records go to the sub-agent's own). */
   session_id: string;
   /** Working directory in force when the message was written, read from the records. */
   cwd?: string;
@@ -191,7 +193,10 @@ export interface TranscriptMessage {
   command?: string;
   /** For shell tool uses: the first word(s) of the command. */
   command_prefix?: string;
-  /** Set on records of a sub-agent transcript that are filed under the parent session. */
+  /**
+   * The sub-agent that wrote the record: set on every record of a sub-agent transcript (filed
+   * under the sub-agent's own session) and on side-chain records kept in a main transcript.
+   */
   subagent_id?: string;
 }
 
@@ -199,7 +204,7 @@ export interface TranscriptMessage {
 export interface UsageRecord {
   /** Agent that made the model call. */
   agent: AgentName;
-  /** Session charged (the parent session for sub-agent transcripts). */
+  /** Session charged (a sub-agent's own session; the store adds it to the parent's totals). */
   session_id: string;
   /** Time of the call in milliseconds since the epoch. */
   ts: number;
@@ -224,7 +229,7 @@ export interface UsageRecord {
   context_window?: number;
   /** Cost the agent itself reported, when it reports one (OpenClaw). */
   reported_cost_usd?: number;
-  /** Set when the usage belongs to a sub-agent transcript filed under the parent session. */
+  /** Set when the usage belongs to a sub-agent (its session is the sub-agent's own). */
   subagent_id?: string;
 }
 
@@ -246,6 +251,13 @@ export interface SessionInfo {
   title?: string;
   /** Session this one was spawned from (sub-agent thread, fork, sub-agent transcript). */
   parent_session_id?: string;
+  /**
+   * The session is a sub-agent run of {@link parent_session_id} (a Claude Code Task/Agent
+   * call): it is listed under its parent, and its counts add to the parent's totals.
+   */
+  is_subagent?: boolean;
+  /** The sub-agent's type (`general-purpose`, `Explore`, `compact`, …), when known. */
+  subagent_type?: string;
 }
 
 /** Everything one transcript line yielded. */
@@ -256,6 +268,11 @@ export interface ParsedRecords {
   messages: TranscriptMessage[];
   /** Usage found on the line, already de-duplicated. */
   usage: UsageRecord[];
+  /**
+   * Other sessions the line tells about: a main transcript names the sub-agents its Task
+   * calls started (id, type, description) before or after their own files are read.
+   */
+  linked_sessions?: SessionInfo[];
   /** Tool calls started on this line. */
   tool_calls: number;
   /** The line was not a JSON object. */

@@ -29,6 +29,10 @@ export interface SessionRow {
   title: string | null;
   /** Parent session. */
   parent_session_id: string | null;
+  /** 1 for a sub-agent run of the parent (its counts are also in the parent's). */
+  is_subagent: number;
+  /** The sub-agent's type, when known. */
+  subagent_type: string | null;
   /** Transcript path. */
   transcript_path: string | null;
   /** 1 when hooks reported this session. */
@@ -59,7 +63,7 @@ export interface SessionRow {
 
 const SESSION_COLUMNS =
   `session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
-  title, parent_session_id, transcript_path, has_hooks, event_count, message_count, tool_calls,
+  title, parent_session_id, is_subagent, subagent_type, transcript_path, has_hooks, event_count, message_count, tool_calls,
   input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd,
   context_tokens, context_window`;
 
@@ -72,13 +76,78 @@ export function getSession(db: DatabaseSync, sessionId: string): SessionRow | un
     | undefined;
 }
 
-/** Sessions whose id starts with `prefix`, newest first (at most `limit`). */
+/**
+ * Sessions whose id starts with `prefix`, newest first (at most `limit`). A sub-agent
+ * (`<parent>/agent-<id>`) matches only when its parent does not: a prefix of the parent's id
+ * names the parent.
+ */
 export function sessionsByPrefix(db: DatabaseSync, prefix: string, limit: number): SessionRow[] {
   // Range scan on the primary key instead of LIKE, which would treat _ and % as wildcards.
   return db.prepare(
     `SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id >= ? AND session_id < ?
+       AND NOT (is_subagent = 1 AND parent_session_id >= ? AND parent_session_id < ?)
      ORDER BY last_activity_at DESC LIMIT ?`,
-  ).all(prefix, prefix + "\uffff", limit) as unknown as SessionRow[];
+  ).all(prefix, prefix + "\uffff", prefix, prefix + "\uffff", limit) as unknown as SessionRow[];
+}
+
+/**
+ * The sub-agent sessions of some parents, oldest first within each parent, at most
+ * `perParent` of each.
+ */
+export function subagentsOf(
+  db: DatabaseSync,
+  parentIds: readonly string[],
+  perParent = 100,
+): SessionRow[] {
+  if (parentIds.length === 0) return [];
+  return db.prepare(
+    `SELECT ${SESSION_COLUMNS} FROM (
+       SELECT *, row_number() OVER (PARTITION BY parent_session_id ORDER BY started_at, session_id) AS n
+       FROM sessions
+       WHERE is_subagent = 1 AND parent_session_id IN (SELECT value FROM json_each(?))
+     ) WHERE n <= ? ORDER BY parent_session_id, started_at, session_id`,
+  ).all(JSON.stringify(parentIds), perParent) as unknown as SessionRow[];
+}
+
+/** What all the sub-agents of one parent add up to. */
+export interface SubagentTotals {
+  /** Sub-agent sessions. */
+  count: number;
+  /** Their messages. */
+  message_count: number;
+  /** Their tool calls. */
+  tool_calls: number;
+  /** Their uncached input tokens. */
+  input_tokens: number;
+  /** Their output tokens. */
+  output_tokens: number;
+  /** Their cache reads. */
+  cache_read_tokens: number;
+  /** Their cache writes. */
+  cache_write_tokens: number;
+  /** Their reasoning tokens. */
+  reasoning_tokens: number;
+  /** Their cost, USD. */
+  cost_usd: number;
+}
+
+/** The sums over every sub-agent of each of some parents (parents without any are absent). */
+export function subagentTotals(
+  db: DatabaseSync,
+  parentIds: readonly string[],
+): Map<string, SubagentTotals> {
+  if (parentIds.length === 0) return new Map();
+  const rows = db.prepare(
+    `SELECT parent_session_id AS parent, count(*) AS count, sum(message_count) AS message_count,
+       sum(tool_calls) AS tool_calls, sum(input_tokens) AS input_tokens,
+       sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens,
+       sum(cache_write_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
+       sum(cost_usd) AS cost_usd
+     FROM sessions
+     WHERE is_subagent = 1 AND parent_session_id IN (SELECT value FROM json_each(?))
+     GROUP BY parent_session_id`,
+  ).all(JSON.stringify(parentIds)) as unknown as Array<SubagentTotals & { parent: string }>;
+  return new Map(rows.map(({ parent, ...totals }) => [parent, totals]));
 }
 
 /** Which sessions a listing covers. */
@@ -97,9 +166,12 @@ export interface SessionScope {
   nonEmpty?: boolean;
 }
 
-/** Sessions in a scope, most recently active first. */
+/**
+ * Sessions in a scope, most recently active first. Sub-agent runs are not sessions of their
+ * own here: they belong to their parent (see {@linkcode subagentsOf}).
+ */
 export function listSessions(db: DatabaseSync, scope: SessionScope): SessionRow[] {
-  const where: string[] = [];
+  const where: string[] = ["is_subagent = 0"];
   const params: Array<string | number> = [];
   if (scope.projectPrefix !== undefined) {
     const prefix = scope.projectPrefix.replace(/[\\/]+$/, "");
@@ -122,9 +194,7 @@ export function listSessions(db: DatabaseSync, scope: SessionScope): SessionRow[
   if (scope.nonEmpty === true) where.push("(message_count > 0 OR event_count > 0)");
   params.push(scope.limit);
   return db.prepare(
-    `SELECT ${SESSION_COLUMNS} FROM sessions ${
-      where.length > 0 ? "WHERE " + where.join(" AND ") : ""
-    }
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${where.join(" AND ")}
      ORDER BY last_activity_at DESC LIMIT ?`,
   ).all(...params) as unknown as SessionRow[];
 }
@@ -265,7 +335,14 @@ export function toolCountsFromEvents(
   ).all(sessionId) as unknown as Array<{ tool_name: string; calls: number; failures: number }>;
 }
 
-/** Tool name → calls and failures for a session, from its transcript. */
+/**
+ * A session and its sub-agents, as a subquery of session ids: what a session did includes
+ * what the sub-agents it started did (its hook events already do).
+ */
+const FAMILY = `(SELECT ? UNION ALL
+  SELECT session_id FROM sessions WHERE is_subagent = 1 AND parent_session_id = ?)`;
+
+/** Tool name → calls and failures for a session and its sub-agents, from their transcripts. */
 export function toolCountsFromMessages(
   db: DatabaseSync,
   sessionId: string,
@@ -275,12 +352,14 @@ export function toolCountsFromMessages(
        sum(CASE WHEN r.is_error = 1 THEN 1 ELSE 0 END) AS failures
      FROM messages u LEFT JOIN messages r
        ON r.session_id = u.session_id AND r.tool_use_id = u.tool_use_id AND r.message_type = 'tool_result'
-     WHERE u.session_id = ? AND u.message_type = 'tool_use' AND u.tool_name IS NOT NULL
+     WHERE u.session_id IN ${FAMILY} AND u.message_type = 'tool_use' AND u.tool_name IS NOT NULL
      GROUP BY u.tool_name ORDER BY calls DESC`,
-  ).all(sessionId) as unknown as Array<{ tool_name: string; calls: number; failures: number }>;
+  ).all(sessionId, sessionId) as unknown as Array<
+    { tool_name: string; calls: number; failures: number }
+  >;
 }
 
-/** Files a session touched, newest first, from hooks and transcript. */
+/** Files a session (with its sub-agents) touched, newest first, from hooks and transcripts. */
 export function recentFiles(
   db: DatabaseSync,
   sessionId: string,
@@ -292,9 +371,9 @@ export function recentFiles(
          WHERE session_id = ? AND file_path IS NOT NULL AND event_type IN ('PreToolUse', 'PostToolUse')
        UNION ALL
        SELECT file_path AS path, tool_name, ts FROM messages
-         WHERE session_id = ? AND file_path IS NOT NULL AND message_type = 'tool_use'
+         WHERE session_id IN ${FAMILY} AND file_path IS NOT NULL AND message_type = 'tool_use'
      ) GROUP BY path ORDER BY ts DESC LIMIT ?`,
-  ).all(sessionId, sessionId, limit) as unknown as Array<
+  ).all(sessionId, sessionId, sessionId, limit) as unknown as Array<
     { path: string; tool_name: string | null; ts: number }
   >;
 }

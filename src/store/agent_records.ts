@@ -64,6 +64,10 @@ export interface SessionFacts {
   title?: string;
   /** Parent session. */
   parent_session_id?: string;
+  /** A sub-agent run of the parent: listed under it, its counts added to the parent's. */
+  is_subagent?: boolean;
+  /** The sub-agent's type. */
+  subagent_type?: string;
 }
 
 /** One transcript message. */

@@ -9,6 +9,15 @@
 import { type DatabaseSync, writing } from "./database.ts";
 import type { EventInput, MessageInput, SessionFacts, UsageInput } from "./agent_records.ts";
 
+/**
+ * The earlier of two start times, where 0 means "not known yet" (a transcript whose first
+ * lines carry no time): an unknown start never hides a known one.
+ */
+const EARLIEST_START = `CASE
+        WHEN sessions.started_at <= 0 THEN excluded.started_at
+        WHEN excluded.started_at <= 0 THEN sessions.started_at
+        ELSE min(sessions.started_at, excluded.started_at) END`;
+
 /** Inserts a hook event once per delivery id; false when it was already stored. */
 export function insertHookEvent(
   db: DatabaseSync,
@@ -79,7 +88,11 @@ export interface BatchCounts {
   usage: number;
 }
 
-/** Upserts what a transcript says about its session. */
+/**
+ * Upserts what a transcript says about a session. A sub-agent's facts also make sure its
+ * parent has a row (its file may not have been read yet), so the sub-agent is never listed
+ * alone and the counts it adds to the parent have somewhere to go.
+ */
 export function upsertSessionFacts(
   db: DatabaseSync,
   facts: SessionFacts,
@@ -88,17 +101,19 @@ export function upsertSessionFacts(
   return writing(db, () => {
     db.prepare(`
       INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-        git_branch, title, parent_session_id, transcript_path)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        git_branch, title, parent_session_id, transcript_path, is_subagent, subagent_type)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (session_id) DO UPDATE SET
         cwd = coalesce(sessions.cwd, excluded.cwd),
         project = coalesce(sessions.project, excluded.project),
-        started_at = min(sessions.started_at, excluded.started_at),
+        started_at = ${EARLIEST_START},
         model = coalesce(excluded.model, sessions.model),
         git_branch = coalesce(excluded.git_branch, sessions.git_branch),
         title = coalesce(excluded.title, sessions.title),
         parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
-        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path)
+        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
+        is_subagent = max(sessions.is_subagent, excluded.is_subagent),
+        subagent_type = coalesce(excluded.subagent_type, sessions.subagent_type)
     `).run(
       facts.session_id,
       facts.agent,
@@ -111,7 +126,24 @@ export function upsertSessionFacts(
       facts.title ?? null,
       facts.parent_session_id ?? null,
       transcriptPath ?? null,
+      facts.is_subagent === true ? 1 : 0,
+      facts.subagent_type ?? null,
     );
+    if (
+      facts.is_subagent === true && facts.parent_session_id !== undefined && facts.started_at > 0
+    ) {
+      db.prepare(`
+        INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at)
+        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING
+      `).run(
+        facts.parent_session_id,
+        facts.agent,
+        facts.cwd ?? null,
+        facts.cwd ?? null,
+        facts.started_at,
+        facts.started_at,
+      );
+    }
   });
 }
 
@@ -177,7 +209,7 @@ function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void 
     ON CONFLICT (session_id) DO UPDATE SET
       cwd = coalesce(sessions.cwd, excluded.cwd),
       project = coalesce(sessions.project, excluded.project),
-      started_at = min(sessions.started_at, excluded.started_at),
+      started_at = ${EARLIEST_START},
       last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
       message_count = sessions.message_count + excluded.message_count,
       tool_calls = sessions.tool_calls + excluded.tool_calls,
@@ -191,7 +223,33 @@ function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void 
       context_tokens = coalesce(excluded.context_tokens, sessions.context_tokens),
       context_window = coalesce(excluded.context_window, sessions.context_window)
   `);
+  const parentOf = db.prepare(
+    "SELECT parent_session_id AS parent FROM sessions WHERE session_id = ? AND is_subagent = 1",
+  );
+  // A sub-agent's counts also go to its parent, whose totals include its sub-agents (as
+  // ccusage counts a session); its model and context stay its own.
+  const rollup = new Map<string, SessionDelta>();
   for (const [sessionId, d] of deltas) {
+    const parent = (parentOf.get(sessionId) as { parent: string | null } | undefined)?.parent;
+    if (parent === null || parent === undefined) continue;
+    const into = rollup.get(parent);
+    if (into === undefined) {
+      rollup.set(parent, { ...d, model: null, context: null, contextWindow: null });
+    } else {
+      into.first = Math.min(into.first, d.first);
+      into.last = Math.max(into.last, d.last);
+      into.messages += d.messages;
+      into.toolCalls += d.toolCalls;
+      into.input += d.input;
+      into.output += d.output;
+      into.cacheRead += d.cacheRead;
+      into.cacheWrite += d.cacheWrite;
+      into.reasoning += d.reasoning;
+      into.cost += d.cost;
+      if (into.cwd === null) into.cwd = d.cwd;
+    }
+  }
+  for (const [sessionId, d] of [...deltas, ...rollup]) {
     upsert.run(
       sessionId,
       d.agent,

@@ -43,7 +43,7 @@ export interface SessionListRow extends SessionRow {
 
 const SESSION_COLUMNS =
   `s.session_id, s.agent, s.cwd, s.project, s.started_at, s.last_activity_at, s.model,
-  s.git_branch, s.title, s.parent_session_id, s.transcript_path, s.has_hooks, s.event_count,
+  s.git_branch, s.title, s.parent_session_id, s.is_subagent, s.subagent_type, s.transcript_path, s.has_hooks, s.event_count,
   s.message_count, s.tool_calls, s.tool_failures, s.input_tokens, s.output_tokens,
   s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cost_usd, s.context_tokens,
   s.context_window`;
@@ -51,12 +51,16 @@ const SESSION_COLUMNS =
 const OPEN_ANOMALIES =
   "(SELECT count(*) FROM anomalies a WHERE a.session_id = s.session_id AND a.resolved_at IS NULL)";
 
-/** Sessions matching the filter, most recently active first (`limit` + 1 rows tell of more). */
+/**
+ * Sessions matching the filter, most recently active first (`limit` + 1 rows tell of more).
+ * Only top-level sessions: a sub-agent run is listed under its parent (whose counts include
+ * it), so the filters and the paging count parents.
+ */
 export function listSessionsFiltered(
   db: DatabaseSync,
   filter: SessionListFilter,
 ): SessionListRow[] {
-  const where: string[] = [];
+  const where: string[] = ["s.is_subagent = 0"];
   const params: Array<string | number> = [];
   if (filter.projectPrefix !== undefined) {
     const prefix = filter.projectPrefix.replace(/[\\/]+$/, "");
@@ -96,7 +100,7 @@ export function listSessionsFiltered(
   params.push(filter.limit + 1, filter.offset);
   return db.prepare(
     `SELECT ${SESSION_COLUMNS}, ${OPEN_ANOMALIES} AS anomaly_count FROM sessions s
-     ${where.length > 0 ? "WHERE " + where.join(" AND ") : ""}
+     WHERE ${where.join(" AND ")}
      ORDER BY s.last_activity_at DESC LIMIT ? OFFSET ?`,
   ).all(...params) as unknown as SessionListRow[];
 }
@@ -158,21 +162,26 @@ export function usageBuckets(
   ).all(...params) as unknown as UsageBucketRow[];
 }
 
-/** Sessions active since a time, per agent. */
+/** Sessions active since a time, per agent (parents only: a sub-agent is part of its parent). */
 export function activeSessionsByAgent(
   db: DatabaseSync,
   since: number,
 ): Array<{ agent: string; sessions: number; last_activity_at: number }> {
   return db.prepare(
     `SELECT agent, count(*) AS sessions, max(last_activity_at) AS last_activity_at
-     FROM sessions WHERE last_activity_at >= ? GROUP BY agent ORDER BY sessions DESC`,
+     FROM sessions WHERE last_activity_at >= ? AND is_subagent = 0
+     GROUP BY agent ORDER BY sessions DESC`,
   ).all(since) as unknown as Array<{ agent: string; sessions: number; last_activity_at: number }>;
 }
 
-/** Sessions that started at or after `since` (found among those active since then). */
+/**
+ * Sessions that started at or after `since` (found among those active since then); parents
+ * only.
+ */
 export function sessionsStartedSince(db: DatabaseSync, since: number): number {
   const row = db.prepare(
-    "SELECT count(*) AS n FROM sessions WHERE last_activity_at >= ? AND started_at >= ?",
+    `SELECT count(*) AS n FROM sessions
+     WHERE last_activity_at >= ? AND started_at >= ? AND is_subagent = 0`,
   ).get(since, since) as { n: number };
   return row.n;
 }
@@ -198,7 +207,9 @@ const TOOL_COUNT_SESSIONS = 1000;
 /**
  * Tool calls and failures in `[since, until)`, across the most recently
  * active sessions: from the transcript where a session has one, else from
- * its hook events, so a session reported both ways is counted once.
+ * its hook events, so a session reported both ways is counted once. A
+ * sub-agent's transcript counts toward its parent (whose hook events include
+ * the sub-agent's calls); `sessions` counts parents.
  */
 export function toolCallTotals(
   db: DatabaseSync,
@@ -207,15 +218,21 @@ export function toolCallTotals(
 ): { calls: number; failures: number; sessions: number } {
   const row = db.prepare(
     `WITH s AS (
-       SELECT session_id FROM sessions WHERE last_activity_at >= ?
+       SELECT session_id FROM sessions WHERE last_activity_at >= ? AND is_subagent = 0
        ORDER BY last_activity_at DESC LIMIT ${TOOL_COUNT_SESSIONS}
      ),
+     family AS (
+       SELECT session_id, session_id AS root FROM s
+       UNION ALL
+       SELECT c.session_id, c.parent_session_id FROM sessions c
+       WHERE c.is_subagent = 1 AND c.parent_session_id IN (SELECT session_id FROM s)
+     ),
      m AS (
-       SELECT session_id, sum(message_type = 'tool_use') AS calls,
+       SELECT f.root AS session_id, sum(message_type = 'tool_use') AS calls,
          sum(message_type = 'tool_result' AND is_error = 1) AS failures
-       FROM messages WHERE session_id IN (SELECT session_id FROM s) AND ts >= ? AND ts < ?
+       FROM messages JOIN family f USING (session_id) WHERE ts >= ? AND ts < ?
          AND message_type IN ('tool_use', 'tool_result')
-       GROUP BY session_id
+       GROUP BY f.root
      ),
      e AS (
        SELECT session_id, count(*) AS calls,
@@ -289,9 +306,14 @@ export interface TimelineMessageRow {
   file_path: string | null;
   /** The command's first words. */
   command_prefix: string | null;
+  /** The side chain (sub-agent) the message belongs to, inside a main transcript. */
+  subagent_id: string | null;
 }
 
-/** A session's prompts, tool calls and results in time order (at most `limit`). */
+/**
+ * A session's prompts, tool calls and results, compactions and API errors in time order (at
+ * most `limit`).
+ */
 export function timelineMessages(
   db: DatabaseSync,
   sessionId: string,
@@ -300,8 +322,9 @@ export function timelineMessages(
 ): TimelineMessageRow[] {
   return db.prepare(
     `SELECT id, ts, role, message_type, substr(text, 1, ?) AS text, tool_name, tool_use_id,
-       is_error, file_path, command_prefix
-     FROM messages WHERE session_id = ? AND message_type IN ('user', 'tool_use', 'tool_result')
+       is_error, file_path, command_prefix, subagent_id
+     FROM messages WHERE session_id = ?
+       AND message_type IN ('user', 'tool_use', 'tool_result', 'compaction', 'api_error')
      ORDER BY ts, id LIMIT ?`,
   ).all(textChars, sessionId, limit) as unknown as TimelineMessageRow[];
 }

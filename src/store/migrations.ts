@@ -451,4 +451,77 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX docs_chunks_pack ON docs_chunks (pack, stored_size) WHERE pack IS NOT NULL;
     `,
   },
+  {
+    version: 15,
+    name: "sub-agent sessions: their own counts, nested under the parent whose totals include them",
+    sql: `
+      -- is_subagent: a run of parent_session_id (a Claude Code Task/Agent call, the compaction
+      -- agent). Its counters hold its own messages, tool calls and tokens; the parent's hold its
+      -- own plus every sub-agent's, as ccusage counts a session. Other parent links (forks,
+      -- Codex threads) keep is_subagent = 0 and add nothing to anyone.
+      ALTER TABLE sessions ADD COLUMN is_subagent INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sessions ADD COLUMN subagent_type TEXT;
+      CREATE INDEX sessions_subagents ON sessions (parent_session_id, started_at)
+        WHERE is_subagent = 1;
+
+      -- Claude Code sub-agent rows written before: '<parent>/agent-<id>', empty, their records
+      -- filed under the parent with messages.subagent_id set.
+      UPDATE sessions SET is_subagent = 1
+      WHERE agent = 'claude_code' AND parent_session_id IS NOT NULL
+        AND substr(session_id, 1, length(parent_session_id) + 7) = parent_session_id || '/agent-';
+      UPDATE sessions SET subagent_type = 'compact'
+      WHERE is_subagent = 1 AND session_id LIKE '%/agent-acompact-%';
+
+      -- Their messages move to their own session (the parent's counters already include them).
+      UPDATE messages SET session_id = session_id || '/agent-' || subagent_id
+      WHERE agent = 'claude_code' AND subagent_id IS NOT NULL AND EXISTS (
+        SELECT 1 FROM sessions c
+        WHERE c.session_id = messages.session_id || '/agent-' || messages.subagent_id
+          AND c.is_subagent = 1
+      );
+
+      -- A usage row was stored under the parent too, with no sub-agent mark: it belongs to the
+      -- sub-agent whose assistant message has its time, when exactly one sub-agent does and
+      -- the parent itself has no assistant message then.
+      CREATE TEMP TABLE subagent_usage AS
+        SELECT u.usage_key AS usage_key, min(m.session_id) AS session_id
+        FROM usage u
+        JOIN sessions c ON c.parent_session_id = u.session_id AND c.is_subagent = 1
+        JOIN messages m ON m.session_id = c.session_id AND m.ts = u.ts AND m.role = 'assistant'
+        WHERE u.agent = 'claude_code' AND NOT EXISTS (
+          SELECT 1 FROM messages p
+          WHERE p.session_id = u.session_id AND p.ts = u.ts AND p.role = 'assistant'
+        )
+        GROUP BY u.usage_key HAVING count(DISTINCT m.session_id) = 1;
+      UPDATE usage SET session_id = (
+        SELECT t.session_id FROM subagent_usage t WHERE t.usage_key = usage.usage_key
+      ) WHERE usage_key IN (SELECT usage_key FROM subagent_usage);
+      DROP TABLE subagent_usage;
+
+      UPDATE sessions SET
+        message_count = (SELECT count(*) FROM messages m WHERE m.session_id = sessions.session_id),
+        tool_calls = (
+          SELECT count(*) FROM messages m
+          WHERE m.session_id = sessions.session_id AND m.message_type = 'tool_use'
+        ),
+        last_activity_at = max(last_activity_at, coalesce(
+          (SELECT max(ts) FROM messages m WHERE m.session_id = sessions.session_id), 0)),
+        input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM usage u WHERE u.session_id = sessions.session_id),
+        output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM usage u WHERE u.session_id = sessions.session_id),
+        cache_read_tokens = (SELECT coalesce(sum(cache_read_tokens), 0) FROM usage u WHERE u.session_id = sessions.session_id),
+        cache_write_tokens = (SELECT coalesce(sum(cache_write_tokens), 0) FROM usage u WHERE u.session_id = sessions.session_id),
+        reasoning_tokens = (SELECT coalesce(sum(reasoning_tokens), 0) FROM usage u WHERE u.session_id = sessions.session_id),
+        cost_usd = (SELECT coalesce(sum(cost_usd), 0) FROM usage u WHERE u.session_id = sessions.session_id)
+      WHERE is_subagent = 1;
+
+      -- A parent's transcript names its sub-agents' types and tasks: read those files again
+      -- from the start (message and usage keys keep that from counting anything twice).
+      DELETE FROM transcript_files WHERE path IN (
+        SELECT p.transcript_path FROM sessions p
+        WHERE p.transcript_path IS NOT NULL AND p.session_id IN (
+          SELECT parent_session_id FROM sessions WHERE is_subagent = 1
+        )
+      );
+    `,
+  },
 ];

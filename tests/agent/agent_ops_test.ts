@@ -9,6 +9,7 @@ import { runVantage } from "../helpers/cli.ts";
 import { connectStdio, type StdioSession, textJson } from "../helpers/mcp_stdio.ts";
 
 const CLAUDE = "843adfa2-d81e-4a0f-a04c-dee7a420fb51";
+const WEBAPP = "5f3c9e2a-7b41-4d8e-9a10-3c2b8e6d4f71";
 const CODEX = "01a22dbd-a9bf-7572-b5d3-c10ec2a7c6c9";
 const PROJECT = "/home/fixture/project";
 
@@ -153,20 +154,33 @@ Deno.test("agent operations over the full MCP surface, on real transcripts", asy
           message_limit: 200,
           offset: 5,
         });
-        assert.equal((older.body.messages as unknown[]).length, 16 - 5);
+        // The parent's own 12: its sub-agent's 4 are in the sub-agent's own session.
+        assert.equal((older.body.messages as unknown[]).length, 12 - 5);
         assert.equal(older.body.has_more, false);
         const prefix = await call(session, "get_session_transcript", {
           session_id: CODEX.slice(0, 8),
         });
         assert.equal(prefix.body.session_id, CODEX);
-        // The parent id is a prefix of its sub-agent session's id: exact match wins.
+        // The parent id is a prefix of its sub-agent session's id: exact match wins, and a
+        // prefix of the parent's id names the parent alone.
         const exact = await call(session, "get_session_transcript", { session_id: CLAUDE });
         assert.equal(exact.body.candidates, undefined);
-        const ambiguous = await call(session, "get_session_transcript", {
+        const parentPrefix = await call(session, "get_session_transcript", {
           session_id: CLAUDE.slice(0, 10),
+        });
+        assert.equal(parentPrefix.body.session_id, CLAUDE);
+        // Two sub-agents of one session share a prefix past their parent's id.
+        const ambiguous = await call(session, "get_session_transcript", {
+          session_id: `${WEBAPP}/agent-a`,
         });
         assert.equal((ambiguous.body.candidates as unknown[]).length, 2);
         assert.match(ambiguous.body.note as string, /matches 2 sessions/);
+        const child = await call(session, "get_session_transcript", {
+          session_id: `${WEBAPP}/agent-b`,
+          message_limit: 200,
+        });
+        assert.equal(child.body.session_id, `${WEBAPP}/agent-b27d9e4`);
+        assert.equal((child.body.messages as unknown[]).length, 6);
         const tools = await call(session, "get_session_transcript", {
           session_id: CLAUDE,
           message_type: "tool_use",
@@ -241,7 +255,8 @@ Deno.test("agent operations over the full MCP surface, on real transcripts", asy
         assert.equal(refused.result.isError, true, sql);
       }
       const db = new DatabaseSync(`${home.dataHome}/vantage.db`, { readOnly: true });
-      assert.equal((db.prepare("SELECT count(*) AS n FROM sessions").get() as { n: number }).n, 5);
+      // Five sessions and the four sub-agent runs of the two Claude Code ones.
+      assert.equal((db.prepare("SELECT count(*) AS n FROM sessions").get() as { n: number }).n, 9);
       db.close();
     });
   } finally {

@@ -24,16 +24,26 @@ const EXPECTED: Record<
   Omit<Totals, "agent"> & { usage: number; byType: Record<string, number> }
 > = {
   claude_code: {
-    // Main transcript plus its sub-agent's file, filed under the parent session.
-    messages: 16,
-    tool_calls: 5,
-    usage: 7,
-    input_tokens: 1315 + 1850,
-    output_tokens: 180 + 24,
-    cache_read_tokens: 12900,
-    cache_write_tokens: 3360,
+    // Two sessions, each main transcript plus its sub-agents' files (one, then three), the
+    // parents' counts including their sub-agents'.
+    messages: 16 + 36,
+    tool_calls: 5 + 9,
+    usage: 7 + 13,
+    input_tokens: 1315 + 1850 + 68,
+    output_tokens: 180 + 24 + 2027,
+    cache_read_tokens: 12900 + 49980,
+    cache_write_tokens: 3360 + 20350,
     reasoning_tokens: 0,
-    byType: { user: 2, thinking: 1, assistant: 3, tool_use: 5, tool_result: 5 },
+    byType: {
+      user: 8,
+      thinking: 1,
+      assistant: 10,
+      tool_use: 14,
+      tool_result: 14,
+      api_error: 2,
+      compaction: 1,
+      system: 2,
+    },
   },
   codex: {
     messages: 9,
@@ -70,13 +80,14 @@ const EXPECTED: Record<
   },
 };
 
+/** Sums over top-level sessions: a sub-agent's counts are already in its parent's. */
 function totals(db: DatabaseSync): Map<string, Totals> {
   const rows = db.prepare(`
     SELECT agent, sum(message_count) AS messages, sum(tool_calls) AS tool_calls,
       sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
       sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
       sum(reasoning_tokens) AS reasoning_tokens
-    FROM sessions GROUP BY agent`).all() as unknown as Totals[];
+    FROM sessions WHERE is_subagent = 0 GROUP BY agent`).all() as unknown as Totals[];
   return new Map(rows.map((row) => [row.agent, row]));
 }
 
@@ -86,9 +97,9 @@ Deno.test("ingest stores every agent's transcripts with exact counts, and a reru
     const run = await runVantage(["ingest", "--json"], { env: home.env });
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
-    assert.equal(report.files, 5);
-    assert.equal(report.messages, 16 + 9 + 10 + 12);
-    assert.equal(report.tool_calls, 5 + 2 + 3 + 4);
+    assert.equal(report.files, 9);
+    assert.equal(report.messages, 52 + 9 + 10 + 12);
+    assert.equal(report.tool_calls, 14 + 2 + 3 + 4);
     assert.equal(report.skipped_lines, 0);
 
     const db = new DatabaseSync(`${home.dataHome}/vantage.db`, { readOnly: true });

@@ -120,7 +120,7 @@ Deno.test({
 
       await t.step("sessions list → session timeline → transcript → tokens", async () => {
         await page.click("nav.nav a[data-nav=sessions]");
-        await page.waitForSelector(".sessions-table tbody tr >> nth=2");
+        await page.waitForSelector(".sessions-table tr.session-row >> nth=2");
         await page.selectOption("#range", "1y");
         await page.waitForSelector(`a[href="#/session/${CLAUDE}"]`);
         await shot("sessions");

@@ -130,7 +130,10 @@ Deno.test("API routes over the catalog", async (t) => {
       assert.ok(series.totals.calls > 0);
       const timeline = await call("agent.session_timeline", { session_id: CLAUDE });
       assert.equal(timeline.source, "transcript");
-      assert.ok(timeline.counts.tool_calls >= 5);
+      // Its own four calls; the sub-agent's one is on the sub-agent's timeline.
+      assert.equal(timeline.counts.tool_calls, 4);
+      assert.equal(timeline.counts.sidechains, 1);
+      assert.equal(timeline.subagents[0].tool_calls, 1);
       assert.ok(timeline.counts.tool_failures >= 1);
       assert.ok(timeline.counts.file_edits >= 1);
       assert.ok(timeline.items.some((i: { duration_ms?: number }) => (i.duration_ms ?? 0) > 0));

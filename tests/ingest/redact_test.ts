@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { redactString, redactUnknown, redactValue } from "../../src/ingest/redact.ts";
+import { AnchorIndex } from "../../src/ingest/redact_prefilter.ts";
 import type { JsonObject } from "../../src/ingest/types.ts";
 
 const A40 = "a".repeat(40);
@@ -98,4 +99,41 @@ Deno.test("redactString is fast on large clean and dirty text", () => {
   assert.equal(out.match(/\[REDACTED:anthropic_key\]/g)?.length, 2_000);
   // Generous bound: a regression to super-linear matching takes seconds, not this.
   assert.ok(elapsed < 2_000, `took ${elapsed} ms`);
+});
+
+Deno.test("redactString catches keys glued to a name and colon/YAML assignments", () => {
+  const key = `sk-ant-api03-${"Zq7".repeat(31)}AA`;
+  const cases: [string, string][] = [
+    [`x_${key}`, "x_[REDACTED:anthropic_key]"],
+    ["AWS_KEY_AKIAQ3EGT5N6RDZ7WXYV", "AWS_KEY_[REDACTED:aws_key]"],
+    ["password: hunter2222", "password: [REDACTED:secret]"],
+    ["api_key: abcd1234efgh5678", "api_key: [REDACTED:secret]"],
+    ["client_secret: 9fQ2xV7Lk3Pz8Rt1Wm4N", "client_secret: [REDACTED:secret]"],
+    [
+      "SecretAccessKey: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ1x2w3e4r",
+      "SecretAccessKey: [REDACTED:aws_secret_key]",
+    ],
+    ["psql --password Hunter2222 -h db", "psql --password [REDACTED:secret] -h db"],
+    [
+      "postgres://app:Hunter2222@db:5432/app",
+      "postgres://app:[REDACTED:password]@db:5432/app",
+    ],
+  ];
+  for (const [input, expected] of cases) assert.equal(redactString(input), expected, input);
+});
+
+Deno.test("the anchor prefilter finds literals, caseless words and patterns, and nothing else", () => {
+  const index = new AnchorIndex<string>([
+    ["github", [{ text: "ghp_" }]],
+    ["bearer", [{ text: "bearer", caseless: true }]],
+    ["assign", [{ lead: "=", behind: "[Tt]oken" }]],
+  ]);
+  assert.equal(index.scan("plain text, nothing here"), null);
+  assert.deepEqual(
+    index.scan("x ghp_abc and BEARER y"),
+    new Map([["github", [2]], ["bearer", [14]]]),
+  );
+  assert.deepEqual(index.scan("a=1 token=2 Token=3"), new Map([["assign", [9, 17]]]));
+  assert.equal(index.scan("GHP_ is not ghp"), null, "literals keep their case");
+  assert.equal(new AnchorIndex<string>([]).scan("anything at all"), null);
 });

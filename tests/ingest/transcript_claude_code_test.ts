@@ -78,20 +78,25 @@ Deno.test("claude_code fixture: messages, tool calls and de-duplicated usage", a
   assert.match(failed?.text ?? "", /^Exit code 2/);
 });
 
-Deno.test("claude_code fixture: sub-agent transcript is filed under the parent session", async () => {
+Deno.test("claude_code fixture: a sub-agent transcript is a session of its own, under its parent", async () => {
   const { main, subagent } = await fixturePaths();
   const parent = sessionIdOf(main);
   const totals = await parseFixture("claude_code", subagent);
   const agentId = subagent.slice(subagent.lastIndexOf("/agent-") + 7, -6);
+  const own = `${parent}/agent-${agentId}`;
 
   assert.equal(totals.lines, 5);
-  assert.deepEqual(totals.sessionIds, [`${parent}/agent-${agentId}`]);
-  assert.equal(totals.sessions.get(`${parent}/agent-${agentId}`)?.parent_session_id, parent);
+  assert.deepEqual(totals.sessionIds, [own]);
+  const session = totals.sessions.get(own);
+  assert.equal(session?.parent_session_id, parent);
+  assert.equal(session?.is_subagent, true);
+  // Claude Code 2.1.197 names the type on the sub-agent's own assistant lines.
+  assert.equal(session?.subagent_type, "general-purpose");
   assert.deepEqual(totals.byType, { user: 1, tool_use: 1, tool_result: 1, assistant: 1 });
   assert.equal(totals.toolCalls, 1);
-  assert.ok(totals.messages.every((m) => m.session_id === parent && m.subagent_id === agentId));
+  assert.ok(totals.messages.every((m) => m.session_id === own && m.subagent_id === agentId));
   assert.equal(totals.usage.length, 2);
-  assert.ok(totals.usage.every((u) => u.session_id === parent && u.subagent_id === agentId));
+  assert.ok(totals.usage.every((u) => u.session_id === own && u.subagent_id === agentId));
   assert.deepEqual(totals.tokens, {
     input: 1850,
     output: 24,
@@ -99,6 +104,28 @@ Deno.test("claude_code fixture: sub-agent transcript is filed under the parent s
     cacheWrite: 0,
     reasoning: 0,
   });
+});
+
+Deno.test("claude_code fixture: the main transcript names its sub-agent, type and task", async () => {
+  const { main, subagent } = await fixturePaths();
+  const parent = sessionIdOf(main);
+  const agentId = subagent.slice(subagent.lastIndexOf("/agent-") + 7, -6);
+  const parser = createClaudeCodeParser({ path: main });
+  const links = (await fixtureLines(main)).flatMap((line) =>
+    parser.parseLine(line).linked_sessions ?? []
+  );
+  // The Agent call's result carries toolUseResult.agentId and agentType: one link, the run
+  // starting when the call was made.
+  assert.deepEqual(links, [{
+    agent: "claude_code",
+    session_id: `${parent}/agent-${agentId}`,
+    started_at: Date.parse("2026-11-30T18:35:33.287Z"),
+    parent_session_id: parent,
+    is_subagent: true,
+    subagent_type: "general-purpose",
+    title: "Count the files",
+    cwd: "/home/fixture/project",
+  }]);
 });
 
 Deno.test("claude_code: usage de-duplication survives a restart through saved state", async () => {

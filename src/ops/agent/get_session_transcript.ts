@@ -23,6 +23,8 @@ const MESSAGE_TYPES = [
   "tool_use",
   "tool_result",
   "system",
+  "compaction",
+  "api_error",
 ] as const;
 
 /** The `agent.get_session_transcript` operation. */

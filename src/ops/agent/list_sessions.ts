@@ -3,10 +3,17 @@
  * time window, cost and open anomalies, most recently active first, one
  * page at a time. The dashboard's session list reads through it.
  *
+ * Sub-agent runs (Claude Code Task/Agent calls, its compaction agent) are not
+ * listed on their own: each parent carries them under `subagents`, with their
+ * type and own counts, and the parent's counts include theirs (as ccusage
+ * counts a session) with its own share under `own`. Filters and paging apply
+ * to parents.
+ *
  * @module
  */
 import { z } from "zod";
 import { PATH_MAX_CHARS } from "../../core/limits.ts";
+import { subagentsOf, subagentTotals } from "../../store/agent_reads.ts";
 import { listSessionsFiltered } from "../../store/dashboard_reads.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import {
@@ -19,6 +26,16 @@ import {
 } from "./common.ts";
 import { resolveWindow, sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
+import {
+  durationMin,
+  ownCounts,
+  sessionCountsSchema,
+  subagentEntry,
+  subagentEntrySchema,
+} from "./subagent_entries.ts";
+
+/** Sub-agents listed at most under one parent (`subagent_count` says how many there are). */
+const SUBAGENTS_PER_PARENT = 100;
 
 /** Schema of one listed session. */
 export const listedSessionSchema = sessionSummarySchema.extend({
@@ -36,6 +53,13 @@ export const listedSessionSchema = sessionSummarySchema.extend({
     cache_write: z.number().int(),
   }),
   duration_min: z.number(),
+  subagent_count: z.number().int().describe("Sub-agent runs of this session"),
+  subagents: z.array(subagentEntrySchema).describe(
+    "This session's sub-agents, oldest first, each with its own counts",
+  ),
+  own: sessionCountsSchema.optional().describe(
+    "With sub-agents: this session's own share of the counts, which include theirs",
+  ),
 });
 
 /** The `agent.list_sessions` operation. */
@@ -43,7 +67,7 @@ export const listSessionsOperation: Operation = defineOperation({
   id: "agent.list_sessions",
   title: "List sessions",
   description:
-    "List agent sessions across every project (or one), newest activity first, filtered by agent, time window, minimum cost and whether they have open anomalies. Pages with limit/offset.",
+    "List agent sessions across every project (or one), newest activity first, filtered by agent, time window, minimum cost and whether they have open anomalies. Pages with limit/offset. Sub-agent runs are nested under their parent session (subagents), whose counts include theirs; filters and paging count parent sessions only.",
   input: z.object({
     agent_source: agentSourceSchema,
     // Bounded: it becomes a LIKE pattern, which SQLite refuses past 50,000 bytes.
@@ -94,7 +118,13 @@ export const listSessionsOperation: Operation = defineOperation({
       offset,
     });
     const hasMore = rows.length > limit;
-    const sessions = rows.slice(0, limit).map((row) => {
+    const page = rows.slice(0, limit);
+    const ids = page.map((row) => row.session_id);
+    const totals = subagentTotals(ctx.db, ids);
+    const children = subagentsOf(ctx.db, ids, SUBAGENTS_PER_PARENT);
+    const sessions = page.map((row) => {
+      const mine = children.filter((child) => child.parent_session_id === row.session_id);
+      const sums = totals.get(row.session_id);
       const entry: z.infer<typeof listedSessionSchema> = {
         ...summarizeSession(row, ctx.now),
         project: row.project ?? row.cwd ?? "",
@@ -108,8 +138,11 @@ export const listSessionsOperation: Operation = defineOperation({
           cache_read: row.cache_read_tokens,
           cache_write: row.cache_write_tokens,
         },
-        duration_min: Math.round((row.last_activity_at - row.started_at) / 6000) / 10,
+        duration_min: durationMin(row),
+        subagent_count: sums?.count ?? 0,
+        subagents: mine.map(subagentEntry),
       };
+      if (sums !== undefined) entry.own = ownCounts(row, sums);
       if (row.git_branch !== null) entry.git_branch = row.git_branch;
       if (row.parent_session_id !== null) entry.parent_session_id = row.parent_session_id;
       return entry;

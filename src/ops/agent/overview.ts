@@ -32,7 +32,7 @@ export const overviewOperation: Operation = defineOperation({
   id: "agent.overview",
   title: "Overview",
   description:
-    "At a glance: agents active now, sessions started today, tokens and cost, tool calls and failure rate over a window, open anomalies by severity, and the latest build state of each project.",
+    "At a glance: agents active now, sessions started today, tokens and cost, tool calls and failure rate over a window, open anomalies by severity, and the latest build state of each project. Session counts count parent sessions: a sub-agent run is part of the session that started it.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     active_min: z.number().int().optional().describe(

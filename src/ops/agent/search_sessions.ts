@@ -4,6 +4,10 @@
  * scope's messages, widening to a case-folded substring search when the
  * words find nothing — and the answer says which mode produced the hits.
  *
+ * A sub-agent run is part of its parent: words said inside it find the
+ * parent session, and the snippet names the sub-agent (`subagent_session_id`)
+ * so its own transcript can be read.
+ *
  * @module
  */
 import { z } from "zod";
@@ -12,6 +16,8 @@ import {
   listSessions,
   type MessageRow,
   searchMessagesBySubstring,
+  type SessionRow,
+  subagentsOf,
 } from "../../store/agent_reads.ts";
 import { searchMessagesByTerms } from "../../store/message_index.ts";
 import { MESSAGE_INDEX } from "../runtime.ts";
@@ -33,12 +39,18 @@ const SCOPE_CAP = 500;
 const SUBSTRING_SCAN_CAP = 20_000;
 /** Characters either side of a match in a snippet. */
 const WINDOW = 120;
+/** Sub-agents of each session in scope whose messages are searched too. */
+const SUBAGENTS_PER_SESSION = 200;
 
 const snippetSchema = z.object({
   ts: z.string(),
   role: z.string(),
   message_type: z.string(),
   text: z.string(),
+  subagent_session_id: z.string().optional().describe(
+    "Said inside this sub-agent run of the session",
+  ),
+  subagent_type: z.string().optional(),
 });
 
 /** The words of a query as an FTS5 expression: every word, each quoted. */
@@ -124,7 +136,22 @@ export const searchSessionsOperation: Operation = defineOperation({
       limit: SCOPE_CAP + 1,
     });
     const scopeTruncated = scope.length > SCOPE_CAP;
-    const scopeIds = unscoped ? null : scope.slice(0, SCOPE_CAP).map((s) => s.session_id);
+    const parents = scope.slice(0, SCOPE_CAP).map((s) => s.session_id);
+    const children = unscoped ? [] : subagentsOf(ctx.db, parents, SUBAGENTS_PER_SESSION);
+    const scopeIds = unscoped ? null : [...parents, ...children.map((c) => c.session_id)];
+    // Hits inside a sub-agent count for its parent; unscoped hits are looked up as they come.
+    const known = new Map<string, SessionRow | undefined>(
+      children.map((child) => [child.session_id, child]),
+    );
+    const rowOf = (id: string): SessionRow | undefined => {
+      if (!known.has(id)) known.set(id, getSession(ctx.db, id));
+      return known.get(id);
+    };
+    const subagentOf = (id: string): SessionRow | undefined => {
+      if (!unscoped && !known.has(id)) return undefined;
+      const row = rowOf(id);
+      return row?.is_subagent === 1 && row.parent_session_id !== null ? row : undefined;
+    };
     const expression = ftsExpression(input.query);
     // Matches are walked newest first up to a cap sized to what the answer shows, so a word in
     // half a million messages costs no more than a rare one; hit_count counts within that cap.
@@ -154,9 +181,10 @@ export const searchSessionsOperation: Operation = defineOperation({
     }
     const bySession = new Map<string, MessageRow[]>();
     for (const hit of hits) {
-      const list = bySession.get(hit.session_id) ?? [];
+      const root = subagentOf(hit.session_id)?.parent_session_id ?? hit.session_id;
+      const list = bySession.get(root) ?? [];
       list.push(hit);
-      bySession.set(hit.session_id, list);
+      bySession.set(root, list);
     }
     const sessionRows = new Map(scope.map((s) => [s.session_id, s]));
     const entries = [];
@@ -168,12 +196,20 @@ export const searchSessionsOperation: Operation = defineOperation({
       entries.push({
         ...summarizeSession(row, ctx.now),
         hit_count: sessionHits.length,
-        snippets: sessionHits.slice(0, snippetLimit).map((m) => ({
-          ts: iso(m.ts),
-          role: m.role,
-          message_type: m.message_type,
-          text: snippetAround(m.text, input.query),
-        })),
+        snippets: sessionHits.slice(0, snippetLimit).map((m) => {
+          const snippet: z.infer<typeof snippetSchema> = {
+            ts: iso(m.ts),
+            role: m.role,
+            message_type: m.message_type,
+            text: snippetAround(m.text, input.query),
+          };
+          const sub = subagentOf(m.session_id);
+          if (sub !== undefined) {
+            snippet.subagent_session_id = sub.session_id;
+            if (sub.subagent_type !== null) snippet.subagent_type = sub.subagent_type;
+          }
+          return snippet;
+        }),
       });
     }
     const result: Record<string, unknown> = {

@@ -5,10 +5,21 @@
  * come from the transcript when there is one, else from hook events, so a
  * session reported both ways shows each call once.
  *
+ * Compactions, API errors and side chains are events of their own: each
+ * sub-agent run of the session is one `sidechain` item spanning its run (its
+ * own calls are on its own timeline, reachable by its `session_id`), as is a
+ * side chain written inside the main transcript by older Claude Code versions.
+ *
  * @module
  */
 import { z } from "zod";
-import { getSession, type SessionRow, sessionsByPrefix } from "../../store/agent_reads.ts";
+import {
+  getSession,
+  type SessionRow,
+  sessionsByPrefix,
+  subagentsOf,
+  subagentTotals,
+} from "../../store/agent_reads.ts";
 import {
   anomalyFeed,
   buildRunsBetween,
@@ -23,6 +34,16 @@ import { OperationFailure } from "../../core/errors.ts";
 import { defineOperation, type Operation } from "../operation.ts";
 import { agentContext, clamp, cutText, iso, READ_ONLY } from "./common.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
+import {
+  durationMin,
+  ownCounts,
+  sessionCountsSchema,
+  subagentEntry,
+  subagentEntrySchema,
+} from "./subagent_entries.ts";
+
+/** Sub-agents shown at most on one timeline. */
+const SUBAGENT_LIMIT = 200;
 
 /** Tool names that change files (every agent's spelling). */
 const EDIT_TOOLS =
@@ -31,7 +52,17 @@ const EDIT_TOOLS =
 const itemSchema = z.object({
   ts: z.string(),
   t: z.number().describe("Epoch milliseconds"),
-  kind: z.enum(["prompt", "tool", "file_edit", "anomaly", "build", "event"]),
+  kind: z.enum([
+    "prompt",
+    "tool",
+    "file_edit",
+    "anomaly",
+    "build",
+    "event",
+    "compaction",
+    "api_error",
+    "sidechain",
+  ]),
   label: z.string(),
   detail: z.string().optional(),
   tool_name: z.string().optional(),
@@ -39,6 +70,8 @@ const itemSchema = z.object({
   failed: z.boolean().optional(),
   file_path: z.string().optional(),
   severity: z.string().optional(),
+  session_id: z.string().optional().describe("For a sub-agent run: its own session"),
+  subagent_type: z.string().optional(),
 });
 
 type Item = z.infer<typeof itemSchema>;
@@ -59,7 +92,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
   id: "agent.session_timeline",
   title: "Session timeline",
   description:
-    "One session on one time axis: prompts, tool calls with durations and failures, file edits, anomalies and builds, plus each model call's tokens and cache hits. Takes a full session id or a unique prefix.",
+    "One session on one time axis: prompts, tool calls with durations and failures, file edits, compactions, API errors, sub-agent runs (side chains), anomalies and builds, plus each model call's tokens and cache hits. Takes a full session id or a unique prefix. A parent's counts include its sub-agents (listed under subagents, own share under own); a sub-agent names its parent.",
   input: z.object({
     session_id: z.string().min(6).describe("Full id, or a unique prefix of at least 6 characters"),
     limit: z.number().int().optional().describe("Most items, 10-2000 (default 800)"),
@@ -68,7 +101,19 @@ export const sessionTimelineOperation: Operation = defineOperation({
     ),
   }),
   output: z.object({
-    session: sessionSummarySchema.extend({ project: z.string(), duration_min: z.number() }),
+    session: sessionSummarySchema.extend({
+      project: z.string(),
+      duration_min: z.number(),
+      tool_calls: z.number().int(),
+      is_subagent: z.boolean(),
+      subagent_type: z.string().optional(),
+      parent_session_id: z.string().optional(),
+    }),
+    parent: z.object({ session_id: z.string(), title: z.string().optional() }).optional()
+      .describe("For a sub-agent: the session that started it"),
+    subagents: z.array(subagentEntrySchema),
+    subagent_count: z.number().int(),
+    own: sessionCountsSchema.optional(),
     started_at: z.number(),
     ended_at: z.number(),
     items: z.array(itemSchema),
@@ -80,6 +125,9 @@ export const sessionTimelineOperation: Operation = defineOperation({
       file_edits: z.number().int(),
       anomalies: z.number().int(),
       builds: z.number().int(),
+      compactions: z.number().int(),
+      api_errors: z.number().int(),
+      sidechains: z.number().int(),
     }),
     source: z.enum(["transcript", "hooks", "none"]),
     truncated: z.boolean(),
@@ -97,9 +145,22 @@ export const sessionTimelineOperation: Operation = defineOperation({
     const fromTranscript = messages.some((m) =>
       m.message_type === "tool_use" || m.message_type === "user"
     );
+    const isSubagent = session.is_subagent === 1;
     const items: Item[] = fromTranscript
-      ? transcriptItems(messages.slice(0, limit), chars)
+      ? transcriptItems(messages.slice(0, limit), chars, !isSubagent)
       : hookItems(events.slice(0, limit), chars);
+    if (!fromTranscript) {
+      // Compactions and API errors are only in the transcript; hooks tell the rest.
+      items.push(...transcriptItems(
+        messages.slice(0, limit).filter((m) =>
+          m.message_type === "compaction" || m.message_type === "api_error"
+        ),
+        chars,
+        false,
+      ));
+    }
+    const children = isSubagent ? [] : subagentsOf(ctx.db, [session.session_id], SUBAGENT_LIMIT);
+    for (const child of children) items.push(subagentItem(child));
     if (fromTranscript) {
       // Session start and stop come only from hooks; they still mark the axis.
       for (const event of events) {
@@ -190,12 +251,34 @@ export const sessionTimelineOperation: Operation = defineOperation({
       return point;
     });
     const tools = items.filter((i) => i.kind === "tool");
+    const sums = isSubagent ? undefined : subagentTotals(ctx.db, [session.session_id]).get(
+      session.session_id,
+    );
+    const summary: Record<string, unknown> = {
+      ...summarizeSession(session, ctx.now),
+      project,
+      duration_min: durationMin(session),
+      tool_calls: session.tool_calls,
+      is_subagent: isSubagent,
+    };
+    if (session.subagent_type !== null) summary.subagent_type = session.subagent_type;
+    if (session.parent_session_id !== null) {
+      summary.parent_session_id = session.parent_session_id;
+    }
+    const extra: Record<string, unknown> = {};
+    if (isSubagent && session.parent_session_id !== null) {
+      const parent = getSession(ctx.db, session.parent_session_id);
+      extra.parent = {
+        session_id: session.parent_session_id,
+        ...(parent?.title !== null && parent?.title !== undefined ? { title: parent.title } : {}),
+      };
+    }
+    if (sums !== undefined) extra.own = ownCounts(session, sums);
     return {
-      session: {
-        ...summarizeSession(session, ctx.now),
-        project,
-        duration_min: Math.round((session.last_activity_at - session.started_at) / 6000) / 10,
-      },
+      session: summary as never,
+      ...extra,
+      subagents: children.map(subagentEntry),
+      subagent_count: sums?.count ?? 0,
       started_at: session.started_at,
       ended_at: session.last_activity_at,
       items,
@@ -207,6 +290,9 @@ export const sessionTimelineOperation: Operation = defineOperation({
         file_edits: items.filter((i) => i.kind === "file_edit").length,
         anomalies: anomalies.length,
         builds: builds.length,
+        compactions: items.filter((i) => i.kind === "compaction").length,
+        api_errors: items.filter((i) => i.kind === "api_error").length,
+        sidechains: items.filter((i) => i.kind === "sidechain").length,
       },
       source: fromTranscript
         ? "transcript" as const
@@ -235,16 +321,43 @@ function baseName(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
 }
 
-function transcriptItems(messages: readonly TimelineMessageRow[], chars: number): Item[] {
+/**
+ * Items from a transcript. With `sideChains`, messages of a side chain (a sub-agent inside a
+ * main transcript) become one `sidechain` item each instead of prompts and tool calls.
+ */
+function transcriptItems(
+  messages: readonly TimelineMessageRow[],
+  chars: number,
+  sideChains: boolean,
+): Item[] {
   const items: Item[] = [];
   const results = new Map<string, TimelineMessageRow>();
+  const chains = new Map<string, TimelineMessageRow[]>();
   for (const m of messages) {
     if (m.message_type === "tool_result" && m.tool_use_id !== null) results.set(m.tool_use_id, m);
   }
   for (const m of messages) {
+    if (sideChains && m.subagent_id !== null) {
+      const chain = chains.get(m.subagent_id) ?? [];
+      chain.push(m);
+      chains.set(m.subagent_id, chain);
+      continue;
+    }
     if (m.message_type === "user") {
       if (m.text.trim() === "") continue;
       items.push({ ts: iso(m.ts), t: m.ts, kind: "prompt", label: cutText(m.text, chars).text });
+    } else if (m.message_type === "compaction") {
+      items.push(compactionItem(m, chars));
+    } else if (m.message_type === "api_error") {
+      const label = cutText(firstLine(m.text), 160).text;
+      items.push({
+        ts: iso(m.ts),
+        t: m.ts,
+        kind: "api_error",
+        label,
+        ...(label === m.text.trim() ? {} : { detail: cutText(m.text, chars).text }),
+        failed: true,
+      });
     } else if (m.message_type === "tool_use") {
       const result = m.tool_use_id === null ? undefined : results.get(m.tool_use_id);
       const item: Item = {
@@ -274,7 +387,69 @@ function transcriptItems(messages: readonly TimelineMessageRow[], chars: number)
       }
     }
   }
+  for (const chain of chains.values()) items.push(sideChainItem(chain, chars));
   return items;
+}
+
+function compactionItem(m: TimelineMessageRow, chars: number): Item {
+  // A compact_boundary record says so itself; older versions left only the summary.
+  const boundary = m.text.startsWith("Conversation compacted");
+  return {
+    ts: iso(m.ts),
+    t: m.ts,
+    kind: "compaction",
+    label: boundary ? cutText(firstLine(m.text), 160).text : "Earlier conversation summarized",
+    ...(boundary ? {} : { detail: cutText(m.text, chars).text }),
+  };
+}
+
+function sideChainItem(chain: readonly TimelineMessageRow[], chars: number): Item {
+  const first = chain[0];
+  const last = chain[chain.length - 1];
+  const prompt = chain.find((m) => m.message_type === "user" && m.text.trim() !== "");
+  const calls = chain.filter((m) => m.message_type === "tool_use").length;
+  const failures = chain.filter((m) => m.message_type === "tool_result" && m.is_error === 1)
+    .length;
+  const item: Item = {
+    ts: iso(first.ts),
+    t: first.ts,
+    kind: "sidechain",
+    label: `Side chain${
+      prompt !== undefined ? `: ${cutText(firstLine(prompt.text), 120).text}` : ""
+    }`,
+    detail: `${calls} tool call${calls === 1 ? "" : "s"}${
+      failures > 0 ? `, ${failures} failed` : ""
+    }`,
+    duration_ms: Math.max(0, last.ts - first.ts),
+  };
+  if (prompt !== undefined && chars > 0) item.detail += `\n${cutText(prompt.text, chars).text}`;
+  return item;
+}
+
+function subagentItem(child: SessionRow): Item {
+  const tokens = child.input_tokens + child.output_tokens + child.cache_read_tokens +
+    child.cache_write_tokens;
+  const type = child.subagent_type ?? "sub-agent";
+  const item: Item = {
+    ts: iso(child.started_at),
+    t: child.started_at,
+    kind: "sidechain",
+    label: `Sub-agent ${type}${child.title !== null ? `: ${child.title}` : ""}`,
+    detail: `${child.tool_calls} tool call${
+      child.tool_calls === 1 ? "" : "s"
+    } · ${child.message_count} messages · ${tokens} tokens · $${
+      (Math.round(child.cost_usd * 1e4) / 1e4).toString()
+    }`,
+    duration_ms: Math.max(0, child.last_activity_at - child.started_at),
+    session_id: child.session_id,
+  };
+  if (child.subagent_type !== null) item.subagent_type = child.subagent_type;
+  return item;
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n", 1)[0];
+  return line ?? "";
 }
 
 function hookItems(events: readonly TimelineEventRow[], chars: number): Item[] {

@@ -1,7 +1,8 @@
-// One session: its summary, its timeline (prompts, tool calls with
-// durations and failures, file edits, anomalies and builds on one time
-// axis), its transcript page by page, and its tokens and cache hits per
-// model call.
+// One session: its summary, its sub-agents (each with its type and own
+// counts; a sub-agent's page names its parent), its timeline (prompts, tool
+// calls with durations and failures, file edits, compactions, API errors,
+// sub-agent runs, anomalies and builds on one time axis), its transcript page
+// by page, and its tokens and cache hits per model call.
 
 import { op } from "../api.js";
 import { link } from "../app.js";
@@ -20,6 +21,7 @@ import {
   mount,
   severityBadge,
   shortId,
+  table,
   usd,
   when,
 } from "../dom.js";
@@ -30,18 +32,39 @@ const LANES = [
   { kind: "file_edit", label: "File edits", color: "#10b981" },
   { kind: "anomaly", label: "Anomalies", color: "#f59e0b" },
   { kind: "build", label: "Builds", color: "#8b5cf6" },
+  { kind: "sidechain", label: "Sub-agents", color: "#d946ef" },
+  { kind: "compaction", label: "Compactions", color: "#0ea5e9" },
+  { kind: "api_error", label: "API errors", color: "#ef4444" },
   { kind: "event", label: "Events", color: "#94a3b8" },
 ];
 const TABS = [["timeline", "Timeline"], ["transcript", "Transcript"], ["tokens", "Tokens"]];
-const MESSAGE_TYPES = ["", "user", "assistant", "thinking", "tool_use", "tool_result", "system"];
+const MESSAGE_TYPES = [
+  "",
+  "user",
+  "assistant",
+  "thinking",
+  "tool_use",
+  "tool_result",
+  "system",
+  "compaction",
+  "api_error",
+];
 
 function fact(label, value) {
   return h("div", { class: "fact" }, h("dt", {}, label), h("dd", {}, value));
 }
 
+function sessionHref(id) {
+  return link(`session/${encodeURIComponent(id)}`);
+}
+
 function header(timeline) {
   const s = timeline.session;
   const c = timeline.counts;
+  const own = timeline.own;
+  const parent = timeline.parent;
+  // Transcript counters include sub-agents; a session known from hooks alone has none.
+  const toolCalls = Math.max(s.tool_calls ?? 0, c.tool_calls);
   return h(
     "div",
     { class: "session-head" },
@@ -50,28 +73,112 @@ function header(timeline) {
       { class: "crumbs" },
       h("a", { href: link("sessions") }, "Sessions"),
       " / ",
-      h("span", { class: "mono" }, shortId(s.session_id)),
+      parent
+        ? [
+          h(
+            "a",
+            { href: sessionHref(parent.session_id), class: "mono" },
+            shortId(parent.session_id),
+          ),
+          " / ",
+        ]
+        : null,
+      h(
+        "span",
+        { class: "mono" },
+        s.is_subagent ? `agent-${s.session_id.split("/agent-").pop()}` : shortId(s.session_id),
+      ),
     ),
-    h("h1", {}, s.title ?? `Session ${shortId(s.session_id)}`),
+    h(
+      "h1",
+      {},
+      s.title ??
+        (s.is_subagent
+          ? `Sub-agent ${s.subagent_type ?? ""}`.trim()
+          : `Session ${shortId(s.session_id)}`),
+    ),
     h(
       "div",
       { class: "head-badges" },
       agentBadge(s.agent_source),
+      s.is_subagent
+        ? h("span", { class: "badge subagent-type" }, s.subagent_type ?? "sub-agent")
+        : null,
       s.model ? h("span", { class: "badge" }, s.model) : null,
       h("span", { class: "muted mono small" }, s.session_id),
     ),
+    parent
+      ? h(
+        "p",
+        { class: "subagent-of" },
+        "Sub-agent run of ",
+        h(
+          "a",
+          { href: sessionHref(parent.session_id) },
+          parent.title ?? `session ${shortId(parent.session_id)}`,
+        ),
+        "; its counts are included in that session's.",
+      )
+      : null,
     h(
       "dl",
       { class: "facts" },
       fact("Project", h("span", { title: s.project }, baseName(s.project) || "–")),
       fact("Started", h("span", { title: s.started_at }, when(s.started_at))),
       fact("Duration", `${s.duration_min} min`),
-      fact("Messages", compact(s.message_count)),
-      fact("Tool calls", `${c.tool_calls}${c.tool_failures ? ` (${c.tool_failures} failed)` : ""}`),
-      fact("Tokens", compact(s.total_tokens)),
-      fact("Cost", usd(s.cost_usd)),
+      fact(
+        "Messages",
+        `${compact(s.message_count)}${own ? ` (${compact(own.message_count)} own)` : ""}`,
+      ),
+      fact(
+        "Tool calls",
+        `${toolCalls}${own ? ` (${own.tool_calls} own)` : ""}${
+          c.tool_failures ? `, ${c.tool_failures} failed` : ""
+        }`,
+      ),
+      fact(
+        "Tokens",
+        `${compact(s.total_tokens)}${own ? ` (${compact(own.total_tokens)} own)` : ""}`,
+      ),
+      fact("Cost", `${usd(s.cost_usd)}${own ? ` (${usd(own.cost_usd)} own)` : ""}`),
+      timeline.subagent_count > 0 ? fact("Sub-agents", String(timeline.subagent_count)) : null,
       fact("Anomalies", String(c.anomalies)),
     ),
+  );
+}
+
+/** The session's sub-agents, each with its own counts (already in the session's). */
+function subagentList(timeline) {
+  if (!timeline.subagents || timeline.subagents.length === 0) return null;
+  return card(
+    `Sub-agents (${timeline.subagent_count})`,
+    table(
+      [
+        {
+          label: "Sub-agent",
+          cell: (c) =>
+            h(
+              "span",
+              { class: "subagent-head" },
+              h("span", { class: "badge subagent-type" }, c.subagent_type ?? "sub-agent"),
+              h(
+                "a",
+                { href: sessionHref(c.session_id) },
+                c.title ?? `Sub-agent ${c.session_id.split("/agent-").pop()}`,
+              ),
+            ),
+        },
+        { label: "Started", cell: (c) => h("span", { title: c.started_at }, clock(c.started_at)) },
+        { label: "Duration", cell: (c) => `${c.duration_min} min`, numeric: true },
+        { label: "Messages", cell: (c) => compact(c.message_count), numeric: true },
+        { label: "Tool calls", cell: (c) => compact(c.tool_calls), numeric: true },
+        { label: "Tokens", cell: (c) => compact(c.total_tokens), numeric: true },
+        { label: "Cost", cell: (c) => usd(c.cost_usd), numeric: true },
+      ],
+      timeline.subagents,
+      { caption: "Sub-agents", class: "subagents-table" },
+    ),
+    { id: "subagents-title", class: "subagents" },
   );
 }
 
@@ -97,7 +204,9 @@ function timelineList(items) {
             "div",
             { class: "tl-label" },
             item.kind === "anomaly" && item.severity ? severityBadge(item.severity) : null,
-            h("span", {}, item.label),
+            item.session_id
+              ? h("a", { href: sessionHref(item.session_id) }, item.label)
+              : h("span", {}, item.label),
             item.failed ? h("span", { class: "badge status-failing" }, "failed") : null,
           ),
           item.detail ? h("div", { class: "tl-detail" }, item.detail) : null,
@@ -280,6 +389,7 @@ export async function render(ctx) {
     ? ctx.params.get("tab")
     : "timeline";
   const headBox = h("div", {}, h("div", { class: "skeleton head" }));
+  const subagentBox = h("div", { class: "subagent-slot" });
   const body = h("div", { class: "tab-body", id: "tab-body", role: "tabpanel" });
   const tabs = h(
     "nav",
@@ -295,7 +405,7 @@ export async function render(ctx) {
       }, label)
     ),
   );
-  mount(ctx.root, headBox, tabs, body);
+  mount(ctx.root, headBox, subagentBox, tabs, body);
   const cleanups = [];
   ctx.onCleanup(() => cleanups.splice(0).forEach((fn) => fn()));
   let timeline;
@@ -303,6 +413,7 @@ export async function render(ctx) {
     timeline = await op("agent.session_timeline", { session_id: sessionId });
     if (ctx.stale()) return;
     mount(headBox, header(timeline));
+    mount(subagentBox, subagentList(timeline));
     cleanups.splice(0).forEach((fn) => fn());
     if (tab === "timeline") showTimeline(body, timeline, cleanups);
     else if (tab === "tokens") showTokens(body, timeline, cleanups);
@@ -318,10 +429,10 @@ export async function render(ctx) {
     const refresh = debounce(() => show().catch(() => {}), 1500);
     ctx.onLive((event) => {
       const d = event.data;
-      if (
-        d.session_id === timeline.session.session_id ||
-        (d.sessions ?? []).includes(timeline.session.session_id)
-      ) refresh();
+      const id = timeline.session.session_id;
+      // A sub-agent's records change its parent's counts too.
+      const mine = (other) => other === id || String(other ?? "").startsWith(`${id}/agent-`);
+      if (mine(d.session_id) || (d.sessions ?? []).some(mine)) refresh();
     });
   }
 }

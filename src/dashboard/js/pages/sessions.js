@@ -1,10 +1,13 @@
 // Sessions: every agent's sessions, filtered by agent, project, time range,
-// cost and open anomalies, newest activity first, with paging.
+// cost and open anomalies, newest activity first, with paging. A session's
+// sub-agent runs are not rows of their own: its row opens to show them, each
+// with its type and own counts, and the session's counts include theirs.
 
 import { op } from "../api.js";
 import { link, setParams } from "../app.js";
 import {
   agentBadge,
+  ago,
   baseName,
   compact,
   debounce,
@@ -13,7 +16,6 @@ import {
   h,
   mount,
   shortId,
-  table,
   usd,
 } from "../dom.js";
 
@@ -22,6 +24,8 @@ const AGENTS = [["", "All agents"], ["claude_code", "Claude Code"], ["codex", "C
   "Copilot CLI",
 ], ["openclaw", "OpenClaw"]];
 const PAGE = 50;
+// Sessions whose sub-agents are shown, kept across live refreshes of the list.
+const expanded = new Set();
 
 function filterBar(values) {
   const update = (key) => (event) => {
@@ -79,53 +83,171 @@ function filterBar(values) {
   );
 }
 
-/** The session list as a table. */
-export function sessionRows(sessions) {
-  return table(
-    [
-      { label: "Agent", cell: (s) => agentBadge(s.agent_source) },
-      {
-        label: "Session",
-        cell: (s) =>
-          h(
-            "div",
-            { class: "stack" },
-            h("a", {
-              href: link(`session/${encodeURIComponent(s.session_id)}`),
-              class: "session-link",
-            }, s.title ?? `Session ${shortId(s.session_id)}`),
-            h(
-              "span",
-              { class: "muted mono small" },
-              shortId(s.session_id),
-              s.model ? ` · ${s.model}` : "",
-            ),
+function sessionLink(id, text) {
+  return h("a", { href: link(`session/${encodeURIComponent(id)}`), class: "session-link" }, text);
+}
+
+function anomalyCell(s) {
+  return s.anomaly_count > 0
+    ? h("span", { class: "badge severity-warning" }, String(s.anomaly_count))
+    : h("span", { class: "muted" }, "0");
+}
+
+/** How a parent's count reads: its total, and its own share when sub-agents add to it. */
+function withOwn(total, own, format) {
+  return own === undefined
+    ? format(total)
+    : h("span", { title: `own: ${format(own)}; the rest is its sub-agents'` }, format(total));
+}
+
+const COLUMNS = [
+  { label: "Agent", parent: (s) => agentBadge(s.agent_source), child: () => "" },
+  {
+    label: "Session",
+    parent: (s, toggle) =>
+      h(
+        "div",
+        { class: "stack" },
+        sessionLink(s.session_id, s.title ?? `Session ${shortId(s.session_id)}`),
+        h(
+          "span",
+          { class: "muted mono small" },
+          shortId(s.session_id),
+          s.model ? ` · ${s.model}` : "",
+        ),
+        toggle,
+      ),
+    child: (c) =>
+      h(
+        "div",
+        { class: "stack subagent-cell" },
+        h(
+          "span",
+          { class: "subagent-head" },
+          h("span", { class: "badge subagent-type" }, c.subagent_type ?? "sub-agent"),
+          sessionLink(
+            c.session_id,
+            c.title ?? `Sub-agent ${c.session_id.split("/agent-").pop()}`,
           ),
-      },
+        ),
+        c.model ? h("span", { class: "muted mono small" }, c.model) : null,
+      ),
+  },
+  {
+    label: "Project",
+    parent: (s) => h("span", { title: s.project }, baseName(s.project) || "–"),
+    child: () => "",
+  },
+  {
+    label: "Last active",
+    parent: (s) => h("span", { title: s.last_activity_at }, s.last_activity_ago),
+    child: (c) => h("span", { title: c.last_activity_at }, ago(c.last_activity_at)),
+  },
+  {
+    label: "Duration",
+    numeric: true,
+    parent: (s) => `${s.duration_min} min`,
+    child: (c) => `${c.duration_min} min`,
+  },
+  {
+    label: "Messages",
+    numeric: true,
+    parent: (s) => withOwn(s.message_count, s.own?.message_count, compact),
+    child: (c) => compact(c.message_count),
+  },
+  {
+    label: "Tool calls",
+    numeric: true,
+    parent: (s) => withOwn(s.tool_calls, s.own?.tool_calls, compact),
+    child: (c) => compact(c.tool_calls),
+  },
+  {
+    label: "Tokens",
+    numeric: true,
+    parent: (s) => withOwn(s.total_tokens, s.own?.total_tokens, compact),
+    child: (c) => compact(c.total_tokens),
+  },
+  {
+    label: "Cost",
+    numeric: true,
+    parent: (s) => withOwn(s.cost_usd, s.own?.cost_usd, usd),
+    child: (c) => usd(c.cost_usd),
+  },
+  { label: "Anomalies", numeric: true, parent: anomalyCell, child: () => "" },
+];
+
+function cells(row, render, extra) {
+  return COLUMNS.map((c) =>
+    h("td", { class: c.numeric ? "num" : undefined }, render(c)(row, extra))
+  );
+}
+
+/** One session: its row, and its sub-agents' rows, shown when the row is opened. */
+function sessionGroup(s) {
+  const children = s.subagents ?? [];
+  const childRows = children.map((c) =>
+    h(
+      "tr",
       {
-        label: "Project",
-        cell: (s) => h("span", { title: s.project }, baseName(s.project) || "–"),
+        class: "subagent-row",
+        hidden: !expanded.has(s.session_id),
+        dataset: { parent: s.session_id },
       },
-      {
-        label: "Last active",
-        cell: (s) => h("span", { title: s.last_activity_at }, s.last_activity_ago),
+      cells(c, (col) => col.child),
+    )
+  );
+  let toggle = null;
+  if (s.subagent_count > 0) {
+    const open = expanded.has(s.session_id);
+    const label = (isOpen) =>
+      `${isOpen ? "▾" : "▸"} ${s.subagent_count} sub-agent${s.subagent_count === 1 ? "" : "s"}`;
+    toggle = h("button", {
+      type: "button",
+      class: "subagent-toggle",
+      "aria-expanded": open ? "true" : "false",
+      onclick: (event) => {
+        const isOpen = !expanded.has(s.session_id);
+        if (isOpen) expanded.add(s.session_id);
+        else expanded.delete(s.session_id);
+        event.currentTarget.setAttribute("aria-expanded", isOpen ? "true" : "false");
+        event.currentTarget.textContent = label(isOpen);
+        for (const row of childRows) row.hidden = !isOpen;
       },
-      { label: "Duration", cell: (s) => `${s.duration_min} min`, numeric: true },
-      { label: "Messages", cell: (s) => compact(s.message_count), numeric: true },
-      { label: "Tool calls", cell: (s) => compact(s.tool_calls), numeric: true },
-      { label: "Tokens", cell: (s) => compact(s.total_tokens), numeric: true },
-      { label: "Cost", cell: (s) => usd(s.cost_usd), numeric: true },
-      {
-        label: "Anomalies",
-        cell: (s) =>
-          s.anomaly_count > 0
-            ? h("span", { class: "badge severity-warning" }, String(s.anomaly_count))
-            : h("span", { class: "muted" }, "0"),
-        numeric: true,
-      },
-    ],
-    sessions,
-    { caption: "Sessions", class: "sessions-table" },
+    }, label(open));
+  }
+  return h(
+    "tbody",
+    { class: "session-group" },
+    h("tr", { class: "session-row" }, cells(s, (col) => col.parent, toggle)),
+    childRows,
+  );
+}
+
+/**
+ * The session list as a table: one body per session, its sub-agents' rows under its own
+ * (hidden until its "sub-agents" button opens them).
+ */
+export function sessionRows(sessions) {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { class: "sessions-table" },
+      h("caption", { class: "sr-only" }, "Sessions"),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          COLUMNS.map((c) =>
+            h("th", { scope: "col", class: c.numeric ? "num" : undefined }, c.label)
+          ),
+        ),
+      ),
+      sessions.map(sessionGroup),
+    ),
   );
 }
 
@@ -164,9 +286,12 @@ export async function render(ctx) {
         ? empty("No sessions match these filters.", "Widen the time range or clear a filter.")
         : sessionRows(shown),
     );
+    const subagents = shown.reduce((n, s) => n + (s.subagent_count ?? 0), 0);
     summary.textContent = `${shown.length}${page.has_more ? "+" : ""} session${
       shown.length === 1 ? "" : "s"
-    } · last ${ctx.rangeName}`;
+    }${
+      subagents > 0 ? ` (with ${subagents} sub-agent run${subagents === 1 ? "" : "s"})` : ""
+    } · last ${ctx.rangeName} · counts include sub-agents; filters apply to sessions`;
     mount(
       moreBox,
       page.has_more
