@@ -16,6 +16,7 @@ import {
   type UsageRecord,
 } from "../ingest/types.ts";
 import { getSession, recentFiles } from "../store/agent_reads.ts";
+import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import {
   activeAnomalies,
@@ -157,6 +158,29 @@ export class PerceptionEngine {
     return answer;
   }
 
+  /**
+   * A transcript told how a tool call ended after its hook event was stored with the outcome
+   * unknown (Codex): the event takes it and the session's rules run again, so a failure counts
+   * as one. Returns the anomalies emitted; the agent hears of them with its next hook answer.
+   */
+  onToolOutcome(completed: CompletedToolEvent): number {
+    const now = this.#now();
+    const cached = this.#sessions.has(completed.session_id);
+    // Not cached: rebuilt from the store, whose events already hold the outcome.
+    const cache = this.#cache(completed.session_id, now, true);
+    if (cached) {
+      for (const event of cache.events) {
+        if (event.tool_use_id !== completed.tool_use_id || event.success !== undefined) continue;
+        if (event.event_type !== "PostToolUse" && event.event_type !== "PostToolUseFailure") {
+          continue;
+        }
+        event.success = completed.success;
+        if (completed.error !== undefined) event.error = completed.error;
+      }
+    }
+    return this.#runRules(completed.session_id, cache, cache.project, now);
+  }
+
   /** What Vantage would tell a session now (the whole picture, not a diff). */
   snapshot(sessionId: string, projectHint?: string): ContextSnapshot {
     const db = this.#options.db;
@@ -243,7 +267,7 @@ export class PerceptionEngine {
     return decision.emit.length;
   }
 
-  #cache(sessionId: string, now: number): SessionCache {
+  #cache(sessionId: string, now: number, complete = false): SessionCache {
     let cache = this.#sessions.get(sessionId);
     if (cache !== undefined) return cache;
     // First event since start-up: rebuild the window from what the store holds.
@@ -251,9 +275,11 @@ export class PerceptionEngine {
     const db = this.#options.db;
     for (const row of eventPayloads(db, sessionId, now - ACTIVITY_WINDOW_MS)) {
       cache.events.push(row);
+      if (row.project ?? row.cwd) cache.project = row.project ?? row.cwd;
     }
-    // The event being handled is already stored; it is pushed again by the caller.
-    cache.events.pop();
+    // The event being handled is already stored; it is pushed again by the caller (not when
+    // the cache is rebuilt for a transcript's news: then every stored event stays).
+    if (!complete) cache.events.pop();
     this.#sessions.set(sessionId, cache);
     if (this.#sessions.size > 200) {
       const oldest = this.#sessions.keys().next().value;
@@ -294,7 +320,14 @@ function eventPayloads(db: DatabaseSync, sessionId: string, since: number): Hook
       eventName: row.event_type,
       redact: false,
     });
-    if (normalized.ok) events.push({ ...normalized.event, ts: row.ts });
+    if (!normalized.ok) continue;
+    const event = { ...normalized.event, ts: row.ts };
+    // An outcome the payload did not carry was filled in from a transcript: keep it.
+    if (event.success === undefined && row.success !== null) {
+      event.success = row.success === 1;
+      if (row.error !== null && row.success === 0) event.error = row.error;
+    }
+    events.push(event);
   }
   return events;
 }
