@@ -152,9 +152,7 @@ export class PerceptionEngine {
       return answer;
     }
     saveInjection(this.#options.db, event.session_id, JSON.stringify(snapshot), now);
-    answer.output = {
-      hookSpecificOutput: { hookEventName: event.event_type, additionalContext: rendered.text },
-    };
+    answer.output = hookOutput(event, rendered.text);
     return answer;
   }
 
@@ -303,6 +301,19 @@ export class PerceptionEngine {
   #now(): number {
     return (this.#options.now ?? Date.now)();
   }
+}
+
+/**
+ * The hook answer carrying context, in the shape the agent reads: Claude's
+ * `hookSpecificOutput.additionalContext` (Claude Code, Codex, Copilot's VS Code compatible
+ * hooks), or a top-level `additionalContext` for Copilot CLI's own camelCase hooks, which
+ * ignore the nested form.
+ */
+function hookOutput(event: HookEvent, text: string): unknown {
+  const camelCase = event.agent === "copilot_cli" && event.raw.hook_event_name === undefined &&
+    event.raw.hookEventName === undefined;
+  if (camelCase) return { additionalContext: text };
+  return { hookSpecificOutput: { hookEventName: event.event_type, additionalContext: text } };
 }
 
 function eventPayloads(db: DatabaseSync, sessionId: string, since: number): HookEvent[] {
