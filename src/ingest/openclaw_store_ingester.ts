@@ -31,7 +31,7 @@ export interface StoreIngestOptions {
   prices?: Readonly<Record<string, ModelPrice>>;
   /** The clock. */
   now?: () => number;
-  /** Called after each committed batch with the bytes decoded so far. */
+  /** Called after each committed batch, and at the end, with the file's bytes read so far. */
   onProgress?: (bytes: number) => void;
 }
 
@@ -84,8 +84,9 @@ export async function ingestOpenClawStore(
 ): Promise<IngestCounts> {
   const counts = emptyCounts();
   const now = options.now ?? Date.now;
+  let fileSize: number;
   try {
-    statSync(path);
+    fileSize = statSync(path).size;
   } catch {
     return counts; // Gone between the event and now.
   }
@@ -137,7 +138,9 @@ export async function ingestOpenClawStore(
           now: now(),
         });
         counts.lines += events.length;
-        options.onProgress?.(counts.bytes);
+        // Progress is told in the file's bytes (what a backfill counts); entries decode to
+        // about as many.
+        options.onProgress?.(Math.min(counts.bytes, fileSize));
         if (events.length < BATCH_EVENTS) break;
         // A large store is read in slices: hooks and queries get their turn in between.
         await new Promise((resolve) => setTimeout(resolve, 0));
@@ -146,5 +149,6 @@ export async function ingestOpenClawStore(
   } finally {
     reader.close();
   }
+  options.onProgress?.(fileSize);
   return counts;
 }
