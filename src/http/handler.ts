@@ -51,7 +51,9 @@ export interface HandlerDependencies {
   /** Host/Origin/token rules. */
   guard: GuardOptions;
   /** Stores one hook delivery and returns what to tell the agent. */
-  takeHook(delivery: HookDelivery): IntakeResult & { output?: unknown };
+  takeHook(
+    delivery: HookDelivery,
+  ): (IntakeResult & { output?: unknown }) | Promise<IntakeResult & { output?: unknown }>;
   /**
    * Extra health facts (counts, uptime); a `status` among them (`degraded`,
    * with `reasons`, while the store is known to be damaged) replaces `ok`.
@@ -308,7 +310,7 @@ async function takeHook(request: Request, url: URL, deps: HandlerDependencies): 
     payload: await readBodyText(request, deps.hookBodyLimit ?? 16 * 1024 * 1024),
   };
   if (event !== undefined) delivery.event = event;
-  const result = deps.takeHook(delivery);
+  const result = await deps.takeHook(delivery);
   if (!result.stored && !result.duplicate) {
     throw new HttpError("invalid_arguments", result.reason, 422);
   }

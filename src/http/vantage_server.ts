@@ -7,7 +7,14 @@
  */
 import type { VantagePaths } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
-import { type HookDelivery, type IntakeResult, takeHookDelivery } from "../ingest/hook_intake.ts";
+import {
+  awaitsToolOutcome,
+  type HookDelivery,
+  type IntakeResult,
+  type PreparedDelivery,
+  prepareHookDelivery,
+  storePreparedEvent,
+} from "../ingest/hook_intake.ts";
 import { loadPriceOverrides } from "../ingest/price_overrides.ts";
 import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
@@ -16,6 +23,7 @@ import { builtinCatalog } from "../ops/builtin.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { DATABASE, vantageServices } from "../ops/runtime.ts";
 import { maxMessageId } from "../store/agent_reads.ts";
+import { findToolOutcome } from "../store/tool_outcomes.ts";
 import {
   anomaliesEmittedAfter,
   buildRunsAfter,
@@ -39,6 +47,13 @@ import {
 import { checkStructureAtStart } from "../memory/store_structure.ts";
 import { createHandler, type Handler } from "./handler.ts";
 import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
+
+/**
+ * How long a live tool result without its outcome waits for the tailer to read the transcript
+ * its hook names, ms: well inside the hook's own 300 ms, as reading the few new lines takes a
+ * few ms.
+ */
+const OUTCOME_WAIT_MS = 120;
 
 /** Options for {@link startVantageServer}. */
 export interface VantageServerOptions {
@@ -124,15 +139,21 @@ async function startHolding(
 
   // Set once the tailer exists: spooled hooks replayed at start-up arrive before it does.
   let noticeTranscript: (path: string) => void = () => {};
+  let readTranscriptNow: (path: string, waitMs: number) => Promise<void> = () => Promise.resolve();
 
-  const takeHook = (delivery: HookDelivery): IntakeResult & { output?: unknown } => {
+  const takePrepared = (prepared: PreparedDelivery): IntakeResult & { output?: unknown } => {
+    if (!prepared.ok) return { stored: false, duplicate: false, reason: prepared.reason };
     let result: IntakeResult & { output?: unknown };
     let emitted = 0;
     try {
       // One write for the event and what perception records about it: a hook waits for the
       // writer lock once, however busy the store is.
       result = writing(db, () => {
-        const taken: IntakeResult & { output?: unknown } = takeHookDelivery(db, delivery);
+        const taken: IntakeResult & { output?: unknown } = storePreparedEvent(
+          db,
+          prepared.delivery_id,
+          prepared.event,
+        );
         if (!taken.stored) return taken;
         try {
           // A failure here undoes only perception's own writes: the event is stored either way.
@@ -171,10 +192,29 @@ async function startHolding(
     return result;
   };
 
+  // A spooled hook is stored at once: its transcript is read by the tailer, which completes an
+  // outcome left unknown.
+  const takeHookNow = (delivery: HookDelivery): IntakeResult & { output?: unknown } =>
+    takePrepared(prepareHookDelivery(delivery));
+
+  // A live tool result without its outcome (Codex) first lets the tailer read the transcript it
+  // names: Codex writes the exit code there just before the hook fires. Bounded, so the hook
+  // is answered within its budget whatever the tailer is doing.
+  const takeHook = async (delivery: HookDelivery): Promise<IntakeResult & { output?: unknown }> => {
+    const prepared = prepareHookDelivery(delivery);
+    if (
+      prepared.ok && awaitsToolOutcome(prepared.event) &&
+      findToolOutcome(db, prepared.event.session_id, prepared.event.tool_use_id!) === undefined
+    ) {
+      await readTranscriptNow(prepared.event.transcript_path!, OUTCOME_WAIT_MS);
+    }
+    return takePrepared(prepared);
+  };
+
   const replay = async (): Promise<void> => {
     try {
       const counts = await replaySpool(paths.spool, (entry) => {
-        const result = takeHook(entry);
+        const result = takeHookNow(entry);
         if (!result.stored && !result.duplicate) {
           log.warn("spooled hook rejected", { reason: result.reason });
         }
@@ -230,6 +270,17 @@ async function startHolding(
     batchBytes: 1024 * 1024,
     onIngest: (file, counts) => {
       indexer?.kick();
+      // Tool results whose outcome the transcript just told: their sessions' rules run again.
+      for (const completed of counts.completed) {
+        try {
+          const emitted = writing(db, () => perception.onToolOutcome(completed));
+          if (emitted > 0) {
+            events.publish("anomaly", { session_id: completed.session_id, emitted });
+          }
+        } catch (error) {
+          log.error("perception failed on a tool outcome", { error: String(error) });
+        }
+      }
       if (counts.messages > 0 || counts.usage > 0) {
         events.publish("messages", {
           file,
@@ -246,6 +297,7 @@ async function startHolding(
     },
   });
   noticeTranscript = (path) => tailer.notice(path);
+  if (options.tail !== false) readTranscriptNow = (path, waitMs) => tailer.readNow(path, waitMs);
 
   const watch = watchChanges({
     marks: () => changeMarks(db),

@@ -36,9 +36,12 @@
  *   SubagentStop.
  *
  * A PostToolUse whose result carries a failure marker (`is_error`, `success:false`,
- * `interrupted`, a non-zero exit code, Copilot `resultType` failure/error/denied) is reported
- * as PostToolUseFailure with `success:false`, because several agents never fire a dedicated
- * failure hook and the anomaly rules key on that event type.
+ * `interrupted`, a non-zero exit code, Copilot `resultType` failure/error/denied, or a Copilot
+ * shell result ending `<shellId: N completed with exit code M>` with M ≠ 0, which Copilot
+ * reports as `resultType: "success"`) is reported as PostToolUseFailure with `success:false`,
+ * because several agents never fire a dedicated failure hook and the anomaly rules key on that
+ * event type. Codex sends a command's bare output without its exit code: such an event keeps
+ * `success` unset, and the server fills it in from the rollout (`hook_intake.ts`).
  *
  * @module
  */
@@ -216,6 +219,11 @@ function responseText(resp: UnknownRecord): string {
 // Codex tool output text begins `Exit code: 1` (exec) or says `Process exited with code 1`.
 const EXIT_CODE_TEXT = /^(?:Exit code:?\s*(-?\d+)|Process exited with code (-?\d+))/m;
 
+// Copilot CLI reports a shell command that exited non-zero as `resultType: "success"`; only the
+// text it hands the model ends with the exit code (`<shellId: 0 completed with exit code 2>`,
+// older builds `<exited with exit code 2>`).
+const COPILOT_SHELL_EXIT = /<(?:shellId: [^<>\n]*? completed|exited) with exit code (-?\d+)>\s*$/;
+
 /**
  * Finds a failure marker in a tool response of any agent, answering `undefined` for a
  * success or a response that says nothing.
@@ -230,6 +238,11 @@ function detectFailure(resp: unknown): Failure | undefined {
   const resultType = pickStr(resp, "resultType", "result_type");
   if (resultType !== undefined && FAILED_RESULT_TYPES.has(resultType.toLowerCase())) {
     return { error: firstLines(`${resultType}: ${responseText(resp)}`) };
+  }
+  const llmText = pickStr(resp, "textResultForLlm", "text_result_for_llm");
+  const shellExit = llmText !== undefined ? COPILOT_SHELL_EXIT.exec(llmText) : null;
+  if (llmText !== undefined && shellExit !== null && Number(shellExit[1]) !== 0) {
+    return { error: firstLines(`Exit code ${shellExit[1]}\n${llmText}`) };
   }
   if (resp.is_error === true || resp.isError === true || resp.success === false) {
     return { error: firstLines(responseText(resp)) || "tool reported an error" };

@@ -11,6 +11,12 @@
  * Newer Codex builds also write per-response `token_usage_record` lines with the same figures;
  * they are recognised and ignored so usage is not counted twice.
  *
+ * Tool outcomes: Codex's hooks hand over a command's output without its exit code, so the exit
+ * status is read here and joined to the hook by `call_id`: from `item_completed`
+ * (`CommandExecution` with `exit_code`, written just before the PostToolUse hook fires), from the
+ * older `exec_command_end` / `patch_apply_end` events, and from `function_call_output`
+ * (`Process exited with code N`, written after the hook).
+ *
  * @module
  */
 
@@ -30,12 +36,14 @@ import type {
   MessageRole,
   MessageType,
   ParsedRecords,
+  ToolOutcome,
   TranscriptMessage,
   TranscriptParser,
   TranscriptParserOptions,
 } from "./types.ts";
 import {
   count,
+  firstLines,
   isRecord,
   parseJsonObject,
   parseTimestamp,
@@ -114,9 +122,12 @@ function totalsFromJson(value: JsonValue | undefined): Totals | undefined {
 // the older JSON-encoded `{"output":…,"metadata":{"exit_code":2}}`.
 const EXIT_CODE = /^(?:Process exited with code (-?\d+)|Exit code:?\s*(-?\d+))/m;
 
-function toolOutput(output: unknown): { text: string; isError: boolean } {
+function toolOutput(
+  output: unknown,
+): { text: string; isError: boolean; exitCode: number | undefined } {
   let text = "";
   let isError = false;
+  let exitCode: number | undefined;
   let value = output;
   if (typeof value === "string" && value.trimStart().startsWith("{")) {
     value = parseJsonObject(value) ?? value;
@@ -128,14 +139,29 @@ function toolOutput(output: unknown): { text: string; isError: boolean } {
       textOf(value);
     const metadata = isRecord(value.metadata) ? value.metadata : undefined;
     const code = metadata !== undefined ? metadata.exit_code : value.exit_code;
-    if (typeof code === "number" && code !== 0) isError = true;
+    if (typeof code === "number") exitCode = code;
     if (value.success === false) isError = true;
   } else if (Array.isArray(value)) {
     text = contentText(value);
   }
   const match = EXIT_CODE.exec(text);
-  if (match !== null && Number(match[1] ?? match[2]) !== 0) isError = true;
-  return { text, isError };
+  if (exitCode === undefined && match !== null) exitCode = Number(match[1] ?? match[2]);
+  if (exitCode !== undefined && exitCode !== 0) isError = true;
+  return { text, isError, exitCode };
+}
+
+// A function_call_output of exec_command: `Chunk ID: …`, `Wall time: …`, `Process exited with
+// code N`, `Original token count: …`, then `Output:` and the command's output.
+const COMMAND_OUTPUT = /^Output:\n([\s\S]*)$/m;
+
+// `item_completed` items that are tool calls, by the status they end with.
+const TOOL_ITEM_TYPES = new Set(["CommandExecution", "FileChange", "McpToolCall"]);
+const FAILED_STATUSES = new Set(["failed", "declined"]);
+
+/** The error summary of a failed call: its exit code, then the first lines of its output. */
+function failureText(exitCode: number | undefined, output: string): string {
+  const head = exitCode !== undefined ? `Exit code ${exitCode}\n` : "";
+  return firstLines(`${head}${output}`) || "tool failed";
 }
 
 class CodexParser implements TranscriptParser {
@@ -226,6 +252,9 @@ class CodexParser implements TranscriptParser {
         break;
       case "event_msg":
         this.#eventMsg(payload, ts, out);
+        break;
+      case "item_completed":
+        if (isRecord(payload.item)) this.#completedItem(payload.item, ts, out);
         break;
       default:
         if (!KNOWN_TOP_TYPES.has(type)) out.unknown_type = type === "" ? "(none)" : type;
@@ -347,7 +376,7 @@ class CodexParser implements TranscriptParser {
       case "function_call_output":
       case "custom_tool_call_output":
       case "local_shell_call_output": {
-        const { text, isError } = toolOutput(payload.output);
+        const { text, isError, exitCode } = toolOutput(payload.output);
         const m = this.#base(ts, `${callId ?? lineKey()}:output`);
         if (m === undefined) return;
         m.role = "tool";
@@ -356,6 +385,13 @@ class CodexParser implements TranscriptParser {
         if (callId !== undefined) m.tool_use_id = callId;
         if (isError) m.is_error = true;
         out.messages.push(m);
+        // Only an exit code says how a call ended; other output text (an unsupported call, a
+        // patch result) leaves it unknown.
+        if (exitCode !== undefined) {
+          // The command's own output follows the `Output:` line of Codex's header.
+          const output = COMMAND_OUTPUT.exec(text)?.[1] ?? text;
+          this.#outcome(out, callId, ts, exitCode === 0, exitCode, output);
+        }
         return;
       }
       default:
@@ -364,8 +400,65 @@ class CodexParser implements TranscriptParser {
     }
   }
 
+  #outcome(
+    out: ParsedRecords,
+    callId: string | undefined,
+    ts: number,
+    success: boolean,
+    exitCode: number | undefined,
+    output: string,
+  ): void {
+    const sessionId = this.#sessionId;
+    if (callId === undefined || sessionId === undefined) return;
+    const outcome: ToolOutcome = {
+      agent: "codex",
+      session_id: sessionId,
+      tool_use_id: callId,
+      ts,
+      success,
+    };
+    if (exitCode !== undefined) outcome.exit_code = exitCode;
+    if (!success) outcome.error = this.#cleaner.clean(failureText(exitCode, output));
+    out.outcomes.push(outcome);
+  }
+
+  /** `item_completed`: a finished tool call says how it ended (exit code or status). */
+  #completedItem(item: UnknownRecord, ts: number, out: ParsedRecords): void {
+    const itemType = str(item.type);
+    if (itemType === undefined || !TOOL_ITEM_TYPES.has(itemType)) return;
+    const output = str(item.aggregated_output) ?? str(item.error) ?? "";
+    if (typeof item.exit_code === "number") {
+      const code = item.exit_code;
+      this.#outcome(out, str(item.id), ts, code === 0, code, output);
+      return;
+    }
+    const status = str(item.status);
+    if (status === "completed") this.#outcome(out, str(item.id), ts, true, undefined, output);
+    else if (status !== undefined && FAILED_STATUSES.has(status)) {
+      this.#outcome(out, str(item.id), ts, false, undefined, `${status}\n${output}`);
+    }
+  }
+
   #eventMsg(payload: UnknownRecord, ts: number, out: ParsedRecords): void {
     const eventType = str(payload.type);
+    if (eventType === "item_completed") {
+      if (isRecord(payload.item)) this.#completedItem(payload.item, ts, out);
+      return;
+    }
+    if (eventType === "exec_command_end") {
+      // Older Codex builds: the end of a shell command, with its exit code.
+      const code = typeof payload.exit_code === "number" ? payload.exit_code : undefined;
+      if (code === undefined) return;
+      const output = str(payload.aggregated_output) ?? str(payload.stderr) ??
+        str(payload.stdout) ?? "";
+      this.#outcome(out, str(payload.call_id), ts, code === 0, code, output);
+      return;
+    }
+    if (eventType === "patch_apply_end" && typeof payload.success === "boolean") {
+      const output = str(payload.stderr) ?? str(payload.stdout) ?? "";
+      this.#outcome(out, str(payload.call_id), ts, payload.success, undefined, output);
+      return;
+    }
     if (eventType === "thread_name_updated") {
       const title = str(payload.thread_name) ?? str(payload.name);
       if (title !== undefined) this.#tracker.learn({ title });

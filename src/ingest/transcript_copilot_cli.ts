@@ -4,25 +4,40 @@
  * Each line is an event `{type, data, id, parentId, timestamp, agentId?, ephemeral?}`.
  * Conversation: `user.message`, `assistant.message` (`content`, `reasoningText`), tool calls
  * from `tool.execution_start` / `tool.execution_complete` (the `toolRequests` inside
- * `assistant.message` announce the same calls and are not counted again). Session facts:
+ * `assistant.message` announce the same calls and are not counted again); a tool result is an
+ * error when `success` is false or its `shellExecution.exitCode` is not 0. Session facts:
  * `session.start` / `session.resume` (`context.cwd`, `context.branch`, `selectedModel`),
  * `session.model_change`, `session.context_changed`.
  *
- * Usage: per-call usage events are ephemeral and never reach the file, so the only usage on
- * disk is `session.shutdown.modelMetrics`, totals per model for the process lifetime; one
- * {@link UsageRecord} per model is emitted from it, keyed `<session>:shutdown:<event id>:<model>`.
- * Copilot reports cache reads beside input tokens, so its figures are taken as they are.
+ * Usage: Copilot 1.0.102 writes one `session.usage_record` per model call (`data.usage`:
+ * `model`, `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens`,
+ * `reasoningTokens`, `accounting.usageId`); each becomes a {@link UsageRecord} keyed
+ * `<session>:usage:<usage id>`. Older builds kept per-call usage ephemeral, so the only usage on
+ * their disk is `session.shutdown.modelMetrics`, totals per model for the process lifetime: a
+ * shutdown is counted (one record per model, keyed `<session>:shutdown:<event id>:<model>`) only
+ * when no `session.usage_record` came since the process started (`session.start` /
+ * `session.resume`), so nothing is counted twice. Copilot's `inputTokens` include the cached
+ * ones (a recorded call: `inputTokens` 9200, `cacheReadTokens` 8800 for 400 fresh tokens), so
+ * cache reads are taken out of the input count, which Vantage keeps for fresh input only.
  *
  * @module
  */
 
 import { toolTarget } from "./tool_input.ts";
-import { CommonStateParser, contentText, newMessage, pathSegments } from "./transcript_support.ts";
+import {
+  CommonStateParser,
+  contentText,
+  newMessage,
+  pathSegments,
+  saveCommonState,
+} from "./transcript_support.ts";
 import type {
+  JsonObject,
   ParsedRecords,
   TranscriptMessage,
   TranscriptParser,
   TranscriptParserOptions,
+  UsageRecord,
 } from "./types.ts";
 import {
   count,
@@ -56,8 +71,17 @@ export function copilotSessionIdFromPath(path: string): string | undefined {
 }
 
 class CopilotCliParser extends CommonStateParser {
+  // `session.usage_record` events since the process started: its shutdown totals repeat them.
+  #usageRecords: number;
+
   constructor(options: TranscriptParserOptions) {
     super("copilot_cli", options, copilotSessionIdFromPath);
+    const saved = options.state?.usage_records;
+    this.#usageRecords = typeof saved === "number" ? saved : 0;
+  }
+
+  override saveState(): JsonObject {
+    return saveCommonState(this.agent, this.state, { usage_records: this.#usageRecords });
   }
 
   protected parseRecord(obj: UnknownRecord, line: string, out: ParsedRecords): void {
@@ -89,8 +113,12 @@ class CopilotCliParser extends CommonStateParser {
         const model = str(data.selectedModel);
         if (model !== undefined) this.state.model = model;
         if (type === "session.start") tracker.started(parseTimestamp(data.startTime) ?? lineTs);
+        this.#usageRecords = 0;
         break;
       }
+      case "session.usage_record":
+        this.#usageRecord(data, id, ts, out);
+        break;
       case "session.context_changed":
         this.#context(isRecord(data.context) ? data.context : data);
         break;
@@ -161,7 +189,13 @@ class CopilotCliParser extends CommonStateParser {
         m.message_type = "tool_result";
         m.text = this.cleaner.clean(text);
         if (callId !== undefined) m.tool_use_id = callId;
-        if (data.success === false) m.is_error = true;
+        // A shell command that exits non-zero still comes back with `success: true`: its exit
+        // code is in `shellExecution`.
+        const shell = isRecord(data.shellExecution) ? data.shellExecution : undefined;
+        const exitCode = shell !== undefined ? shell.exitCode : undefined;
+        if (data.success === false || (typeof exitCode === "number" && exitCode !== 0)) {
+          m.is_error = true;
+        }
         out.messages.push(m);
         break;
       }
@@ -215,28 +249,60 @@ class CopilotCliParser extends CommonStateParser {
     }
   }
 
+  #usageRecord(data: UnknownRecord, id: string, ts: number, out: ParsedRecords): void {
+    const sessionId = this.state.tracker.sessionId;
+    const usage = isRecord(data.usage) ? data.usage : undefined;
+    if (sessionId === undefined || usage === undefined) return;
+    this.#usageRecords++;
+    const accounting = isRecord(usage.accounting) ? usage.accounting : undefined;
+    const usageId = (accounting !== undefined ? str(accounting.usageId) : undefined) ??
+      str(usage.apiCallId) ?? id;
+    const model = str(usage.model) ?? this.state.model;
+    out.usage.push(tokens(usage, {
+      agent: "copilot_cli",
+      session_id: sessionId,
+      ts,
+      ...(model !== undefined ? { model } : {}),
+      usage_key: `${sessionId}:usage:${usageId}`,
+    }));
+  }
+
   #shutdown(data: UnknownRecord, id: string, ts: number, out: ParsedRecords): void {
     const sessionId = this.state.tracker.sessionId;
     const metrics = isRecord(data.modelMetrics) ? data.modelMetrics : undefined;
-    if (sessionId === undefined || metrics === undefined) return;
+    // The calls of this process were counted one by one already.
+    const counted = this.#usageRecords > 0;
+    this.#usageRecords = 0;
+    if (sessionId === undefined || metrics === undefined || counted) return;
     for (const [model, metric] of Object.entries(metrics)) {
       if (!isRecord(metric)) continue;
       const usage = isRecord(metric.usage) ? metric.usage : undefined;
       if (usage === undefined) continue;
-      out.usage.push({
+      out.usage.push(tokens(usage, {
         agent: "copilot_cli",
         session_id: sessionId,
         ts,
         model,
         usage_key: `${sessionId}:shutdown:${id}:${model}`,
-        input_tokens: count(usage.inputTokens),
-        output_tokens: count(usage.outputTokens),
-        cache_read_tokens: count(usage.cacheReadTokens),
-        cache_write_tokens: count(usage.cacheWriteTokens),
-        reasoning_tokens: count(usage.reasoningTokens),
-      });
+      }));
     }
   }
+}
+
+/** Copilot's token figures as a usage record; its input count includes the cached input. */
+function tokens(
+  usage: UnknownRecord,
+  base: Pick<UsageRecord, "agent" | "session_id" | "ts" | "model" | "usage_key">,
+): UsageRecord {
+  const cacheRead = count(usage.cacheReadTokens);
+  return {
+    ...base,
+    input_tokens: Math.max(0, count(usage.inputTokens) - cacheRead),
+    output_tokens: count(usage.outputTokens),
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: count(usage.cacheWriteTokens),
+    reasoning_tokens: count(usage.reasoningTokens),
+  };
 }
 
 /**

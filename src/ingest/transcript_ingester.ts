@@ -2,52 +2,22 @@
  * Reads one transcript file from where it last stopped and stores what is
  * new. Records and the new byte offset (with the parser's state) commit in
  * one transaction, so a crash at any point loses and duplicates nothing: the
- * next run resumes from the last committed offset.
+ * next run resumes from the last committed offset. OpenClaw's SQLite store
+ * (`openclaw-agent.sqlite`) is read by its own ingester, from here.
  *
  * @module
  */
 import { statSync } from "node:fs";
 import type { DatabaseSync } from "../store/database.ts";
-import { transaction } from "../store/database.ts";
-import {
-  getTranscriptCursor,
-  insertMessages,
-  insertUsage,
-  saveTranscriptCursor,
-  type TranscriptCursor,
-  upsertSessionFacts,
-} from "../store/agent_writes.ts";
-import type { UsageInput } from "../store/agent_records.ts";
+import { getTranscriptCursor, type TranscriptCursor } from "../store/agent_writes.ts";
 import { readJsonlLines } from "./jsonl_reader.ts";
-import { costOf, type ModelPrice } from "./pricing.ts";
+import { ingestOpenClawStore, isOpenClawStore } from "./openclaw_store_ingester.ts";
+import type { ModelPrice } from "./pricing.ts";
+import { commitBatch, emptyCounts, type IngestCounts, ParsedBatch } from "./transcript_commit.ts";
 import { createTranscriptParser } from "./transcript_parser.ts";
-import type {
-  AgentName,
-  JsonObject,
-  SessionInfo,
-  TranscriptMessage,
-  UsageRecord,
-} from "./types.ts";
+import type { AgentName, JsonObject } from "./types.ts";
 
-/** What one ingest pass over a file did. */
-export interface IngestCounts {
-  /** Bytes consumed this pass. */
-  bytes: number;
-  /** Lines consumed this pass. */
-  lines: number;
-  /** Messages newly stored. */
-  messages: number;
-  /** Usage records newly stored. */
-  usage: number;
-  /** Tool calls seen. */
-  tool_calls: number;
-  /** Malformed lines skipped. */
-  malformed: number;
-  /** Lines of unknown record types. */
-  unknown: number;
-  /** Session ids touched. */
-  sessions: Set<string>;
-}
+export { emptyCounts, type IngestCounts } from "./transcript_commit.ts";
 
 /** Options for {@link ingestTranscriptFile}. */
 export interface IngestFileOptions {
@@ -61,20 +31,6 @@ export interface IngestFileOptions {
   onProgress?: (bytes: number) => void;
 }
 
-/** An empty counter set. */
-export function emptyCounts(): IngestCounts {
-  return {
-    bytes: 0,
-    lines: 0,
-    messages: 0,
-    usage: 0,
-    tool_calls: 0,
-    malformed: 0,
-    unknown: 0,
-    sessions: new Set(),
-  };
-}
-
 /**
  * Ingests whatever `path` gained since its stored offset. A file that shrank
  * (rewritten or rotated) is read again from the start with a fresh parser;
@@ -86,6 +42,9 @@ export async function ingestTranscriptFile(
   agent: AgentName,
   options: IngestFileOptions = {},
 ): Promise<IngestCounts> {
+  if (agent === "openclaw" && isOpenClawStore(path)) {
+    return await ingestOpenClawStore(db, path, options);
+  }
   const counts = emptyCounts();
   const now = options.now ?? Date.now;
   let size: number;
@@ -113,49 +72,28 @@ export async function ingestTranscriptFile(
     path,
     state: cursor === undefined ? undefined : JSON.parse(state.parser_state) as JsonObject,
   });
-  const price = (record: UsageInput): number => costOf(record, record.model, options.prices) ?? 0;
   for (;;) {
     const read = await readJsonlLines(path, state.byte_offset, {
       maxBytes: options.batchBytes ?? 4 * 1024 * 1024,
     });
     if (read.lines.length === 0 && read.malformed === 0) break;
-    const sessions: SessionInfo[] = [];
-    const linked: SessionInfo[] = [];
-    const messages: TranscriptMessage[] = [];
-    const usage: UsageRecord[] = [];
-    let malformed = read.malformed;
-    let unknown = 0;
-    for (const line of read.lines) {
-      const parsed = parser.parseLine(line.text);
-      if (parsed.malformed) malformed++;
-      if (parsed.unknown_type !== undefined) unknown++;
-      if (parsed.session !== undefined) sessions.push(parsed.session);
-      if (parsed.linked_sessions !== undefined) linked.push(...parsed.linked_sessions);
-      messages.push(...parsed.messages);
-      usage.push(...parsed.usage);
-      counts.tool_calls += parsed.tool_calls;
-    }
+    const batch = new ParsedBatch();
+    batch.malformed = read.malformed;
+    for (const line of read.lines) batch.add(parser.parseLine(line.text));
     const consumed = read.nextOffset - state.byte_offset;
     state.byte_offset = read.nextOffset;
     state.file_size = Math.max(size, read.nextOffset);
     state.parser_state = JSON.stringify(parser.saveState());
     state.lines += read.lines.length;
-    state.malformed += malformed;
-    state.unknown_types += unknown;
-    transaction(db, () => {
-      for (const session of sessions) upsertSessionFacts(db, session, path);
-      // Sessions this file only names (a parent's sub-agents) are someone else's transcript.
-      for (const session of linked) upsertSessionFacts(db, session);
-      counts.messages += insertMessages(db, messages);
-      counts.usage += insertUsage(db, usage, price);
-      saveTranscriptCursor(db, state, now());
+    state.malformed += batch.malformed;
+    state.unknown_types += batch.unknown;
+    commitBatch(db, batch, state, counts, {
+      transcriptPath: path,
+      prices: options.prices,
+      now: now(),
     });
-    for (const m of messages) counts.sessions.add(m.session_id);
-    for (const s of [...sessions, ...linked]) counts.sessions.add(s.session_id);
     counts.bytes += consumed;
     counts.lines += read.lines.length;
-    counts.malformed += malformed;
-    counts.unknown += unknown;
     options.onProgress?.(counts.bytes);
     if (read.done) break;
   }

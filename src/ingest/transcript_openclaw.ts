@@ -1,6 +1,7 @@
 /**
- * Parser for OpenClaw session transcripts (`~/.openclaw/agents/<agent>/sessions/<id>.jsonl`,
- * the JSONL format of OpenClaw before sessions moved into SQLite).
+ * Parser for OpenClaw session transcripts: the JSONL files of OpenClaw before 2026.8
+ * (`~/.openclaw/agents/<agent>/sessions/<id>.jsonl`) and the entries of its SQLite store since
+ * (`openclaw_store.ts`), which are the same objects, one per row.
  *
  * The first line is a header `{"type":"session","version":3,"id","timestamp","cwd",
  * "parentSession"?}`; then entries linked by `id`/`parentId`: `message` entries wrap
@@ -8,6 +9,9 @@
  * with content blocks `text`, `thinking`, `toolCall{id,name,arguments}`; `model_change`
  * `{provider, modelId}`; `compaction {summary}`; `session_info {name}`; and bookkeeping
  * entries (`thinking_level_change`, `custom`, `custom_message`, `branch_summary`, `label`).
+ *
+ * A tool result is an error when `isError` is set or, for `exec`, when `details` reports a
+ * non-zero `exitCode`, a signal or a time-out (OpenClaw marks those `isError: false`).
  *
  * Each assistant message carries its own usage (`input`, `output`, `cacheRead`, `cacheWrite`,
  * `cost.total`): one {@link UsageRecord} per entry, keyed `<session>:<entry id>`.
@@ -45,8 +49,9 @@ const IGNORED_TYPES = new Set([
 ]);
 
 /**
- * The session id in an OpenClaw transcript file name: `<id>.jsonl`, `<ts>_<id>.jsonl`, and
- * the archived `<id>.jsonl.reset.<ts>` / `.deleted.<ts>` forms.
+ * The session id in an OpenClaw transcript file name: `<id>.jsonl`, `<ts>_<id>.jsonl`, the
+ * archived `<id>.jsonl.reset.<ts>` / `.deleted.<ts>` forms, and `<store>#<id>` for a session
+ * read from the SQLite store.
  *
  * @example
  * ```ts
@@ -54,10 +59,22 @@ const IGNORED_TYPES = new Set([
  * ```
  */
 export function openclawSessionIdFromPath(path: string): string | undefined {
+  // A session inside the SQLite store is named `<store path>#<session id>`.
+  const hash = baseName(path).lastIndexOf("#");
+  if (hash >= 0) return str(baseName(path).slice(hash + 1));
   const name = baseName(path).replace(/\.jsonl(\.(reset|deleted|bak)\..*)?$/, "");
   if (name === "" || name === "sessions") return undefined;
   const underscore = name.lastIndexOf("_");
   return underscore >= 0 && /^\d/.test(name) ? name.slice(underscore + 1) : name;
+}
+
+// OpenClaw's `exec` returns a command that exited non-zero with `isError: false`; how it ended
+// is in `details` (`exitCode`, `exitSignal`, `noOutputTimedOut`).
+function execFailed(details: unknown): boolean {
+  if (!isRecord(details)) return false;
+  const code = num(details.exitCode);
+  return (code !== undefined && code !== 0) || str(details.exitSignal) !== undefined ||
+    details.noOutputTimedOut === true;
 }
 
 class OpenClawParser extends CommonStateParser {
@@ -159,7 +176,7 @@ class OpenClawParser extends CommonStateParser {
       if (callId !== undefined) m.tool_use_id = callId;
       const name = str(message.toolName);
       if (name !== undefined) m.tool_name = name;
-      if (message.isError === true) m.is_error = true;
+      if (message.isError === true || execFailed(message.details)) m.is_error = true;
       out.messages.push(m);
       return;
     }
@@ -240,7 +257,7 @@ class OpenClawParser extends CommonStateParser {
       output_tokens: count(usage.output),
       cache_read_tokens: count(usage.cacheRead),
       cache_write_tokens: count(usage.cacheWrite),
-      reasoning_tokens: 0,
+      reasoning_tokens: count(usage.reasoningTokens),
     };
     if (this.state.model !== undefined) record.model = this.state.model;
     const cost = isRecord(usage.cost) ? num(usage.cost.total) : undefined;

@@ -20,6 +20,11 @@ export interface TranscriptSource {
   glob: string;
   /** Tells whether a path relative to {@link root} (either separator) is a transcript. */
   matches: (relativePath: string) => boolean;
+  /**
+   * The transcript a matching file belongs to, when that is another file (OpenClaw's store
+   * for its `-wal`); absent: the file itself.
+   */
+  transcriptOf?: (path: string) => string;
 }
 
 function norm(path: string): string {
@@ -30,7 +35,8 @@ function norm(path: string): string {
  * The transcript locations of every supported agent under a home folder:
  * Claude `~/.claude/projects/**\/*.jsonl`, Codex `~/.codex/sessions/**\/rollout-*.jsonl` and
  * `~/.codex/archived_sessions/*.jsonl`, Copilot `~/.copilot/session-state/*\/events.jsonl`,
- * OpenClaw `~/.openclaw/agents/*\/sessions/*.jsonl`.
+ * OpenClaw `~/.openclaw/agents/*\/sessions/*.jsonl` (before 2026.8) and its SQLite store
+ * `~/.openclaw/agents/*\/agent/openclaw-agent.sqlite` (2026.8 and later).
  *
  * @example
  * ```ts
@@ -68,8 +74,12 @@ export function transcriptSources(home: string): TranscriptSource[] {
     {
       agent: "openclaw",
       root: join(home, ".openclaw", "agents"),
-      glob: "*/sessions/*.jsonl",
-      matches: (p) => /^[^/]+\/sessions\/[^/]+\.jsonl$/.test(norm(p)),
+      glob: "*/sessions/*.jsonl, */agent/openclaw-agent.sqlite",
+      matches: (p) =>
+        /^[^/]+\/sessions\/[^/]+\.jsonl$/.test(norm(p)) ||
+        /^[^/]+\/agent\/openclaw-agent\.sqlite(-wal)?$/.test(norm(p)),
+      // A write to the store lands in its WAL first.
+      transcriptOf: (path) => path.replace(/-wal$/, ""),
     },
   ];
 }
@@ -88,6 +98,7 @@ export function transcriptSources(home: string): TranscriptSource[] {
  */
 export function detectAgentFromPath(path: string): AgentName | undefined {
   const p = norm(path);
+  if (/\/agents\/[^/]+\/agent\/openclaw-agent\.sqlite$/.test(p)) return "openclaw";
   if (!/\.jsonl$/.test(p)) return undefined;
   if (/\/\.claude\/projects\/.+\.jsonl$/.test(p)) return "claude_code";
   if (/\/rollout-[^/]*\.jsonl$/.test(p) && /\/(sessions|archived_sessions)\//.test(p)) {

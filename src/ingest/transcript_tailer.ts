@@ -26,9 +26,14 @@ export interface TranscriptFile {
   mtime: number;
 }
 
-/** Lists every transcript file under the agents' roots (missing roots are skipped). */
+/**
+ * Lists every transcript file under the agents' roots (missing roots are skipped). A file that
+ * belongs to another (OpenClaw's store WAL) is listed as that one, with the later time and
+ * the larger size of the two.
+ */
 export function findTranscriptFiles(sources: readonly TranscriptSource[]): TranscriptFile[] {
   const files: TranscriptFile[] = [];
+  const byPath = new Map<string, TranscriptFile>();
   for (const source of sources) {
     const walk = (dir: string, depth: number): void => {
       if (depth > 8) return;
@@ -45,7 +50,21 @@ export function findTranscriptFiles(sources: readonly TranscriptSource[]): Trans
         } else if (entry.isFile() && source.matches(relative(source.root, path))) {
           try {
             const stat = statSync(path);
-            files.push({ path, agent: source.agent, size: stat.size, mtime: stat.mtimeMs });
+            const transcript = source.transcriptOf?.(path) ?? path;
+            const known = byPath.get(transcript);
+            if (known !== undefined) {
+              known.size = Math.max(known.size, stat.size);
+              known.mtime = Math.max(known.mtime, stat.mtimeMs);
+              continue;
+            }
+            const file = {
+              path: transcript,
+              agent: source.agent,
+              size: stat.size,
+              mtime: stat.mtimeMs,
+            };
+            byPath.set(transcript, file);
+            files.push(file);
           } catch {
             // Removed while walking.
           }
@@ -141,9 +160,30 @@ export class TranscriptTailer {
       const rel = relative(source.root, path);
       if (rel.startsWith("..") || !source.matches(rel)) continue;
       if (!this.#watchers.has(source.root)) this.#watch(source);
-      this.#schedule(path, source.agent);
+      this.#schedule(source.transcriptOf?.(path) ?? path, source.agent);
       return;
     }
+  }
+
+  /**
+   * Reads a transcript a hook named right away, ahead of the change notification, and waits
+   * for it at most `waitMs` (the read carries on in the background past that). A hook that
+   * needs what the transcript just recorded (Codex's exit codes) gets it without waiting for the
+   * debounce. Paths outside the agents' transcript folders are ignored.
+   */
+  async readNow(path: string, waitMs: number): Promise<void> {
+    if (this.#stopped) return;
+    const source = this.#sources.find((s) => {
+      const rel = relative(s.root, path);
+      return !rel.startsWith("..") && s.matches(rel);
+    });
+    if (source === undefined) return;
+    const file = source.transcriptOf?.(path) ?? path;
+    const read = this.#enqueue(() => this.#ingest(file, source.agent));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, waitMs));
+    await Promise.race([read, timeout]);
+    clearTimeout(timer);
   }
 
   /** Waits until every queued ingest has finished. */
@@ -183,7 +223,9 @@ export class TranscriptTailer {
         for await (const event of watcher) {
           if (event.kind !== "create" && event.kind !== "modify" && event.kind !== "any") continue;
           for (const path of event.paths) {
-            if (source.matches(relative(source.root, path))) this.#schedule(path, source.agent);
+            if (source.matches(relative(source.root, path))) {
+              this.#schedule(source.transcriptOf?.(path) ?? path, source.agent);
+            }
           }
         }
       } catch {
@@ -234,6 +276,7 @@ export function merge(total: IngestCounts, part: IngestCounts): void {
   total.messages += part.messages;
   total.usage += part.usage;
   total.tool_calls += part.tool_calls;
+  total.completed.push(...part.completed);
   total.malformed += part.malformed;
   total.unknown += part.unknown;
   for (const session of part.sessions) total.sessions.add(session);

@@ -233,6 +233,28 @@ export interface UsageRecord {
   subagent_id?: string;
 }
 
+/**
+ * How one tool call ended, as a transcript records it. Some agents' hooks carry no exit status
+ * (Codex sends a command's bare output), so the outcome is read from the transcript and joined
+ * to the hook event by the agent's call id.
+ */
+export interface ToolOutcome {
+  /** Agent that ran the call. */
+  agent: AgentName;
+  /** Session of the call. */
+  session_id: string;
+  /** The agent's id of the call (Codex `call_id`), the same id its hooks report. */
+  tool_use_id: string;
+  /** When the transcript recorded the outcome, ms. */
+  ts: number;
+  /** `false` for a non-zero exit code or a call the agent reports as failed. */
+  success: boolean;
+  /** The exit code of a shell command, when the transcript gives it. */
+  exit_code?: number;
+  /** Short error summary (first lines) of a failed call. */
+  error?: string;
+}
+
 /** What a transcript tells about its session. Emitted again when new facts appear. */
 export interface SessionInfo {
   /** Agent that ran the session. */
@@ -275,6 +297,8 @@ export interface ParsedRecords {
   linked_sessions?: SessionInfo[];
   /** Tool calls started on this line. */
   tool_calls: number;
+  /** How tool calls ended, when the line says so. */
+  outcomes: ToolOutcome[];
   /** The line was not a JSON object. */
   malformed: boolean;
   /** Record type the parser does not know (the line is otherwise ignored). */
@@ -309,5 +333,5 @@ export interface TranscriptParserOptions {
 
 /** Creates an empty {@link ParsedRecords}. */
 export function emptyRecords(): ParsedRecords {
-  return { messages: [], usage: [], tool_calls: 0, malformed: false };
+  return { messages: [], usage: [], tool_calls: 0, outcomes: [], malformed: false };
 }

@@ -16,6 +16,7 @@ import {
   type UsageRecord,
 } from "../ingest/types.ts";
 import { getSession, recentFiles } from "../store/agent_reads.ts";
+import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import {
   activeAnomalies,
@@ -151,10 +152,31 @@ export class PerceptionEngine {
       return answer;
     }
     saveInjection(this.#options.db, event.session_id, JSON.stringify(snapshot), now);
-    answer.output = {
-      hookSpecificOutput: { hookEventName: event.event_type, additionalContext: rendered.text },
-    };
+    answer.output = hookOutput(event, rendered.text);
     return answer;
+  }
+
+  /**
+   * A transcript told how a tool call ended after its hook event was stored with the outcome
+   * unknown (Codex): the event takes it and the session's rules run again, so a failure counts
+   * as one. Returns the anomalies emitted; the agent hears of them with its next hook answer.
+   */
+  onToolOutcome(completed: CompletedToolEvent): number {
+    const now = this.#now();
+    const cached = this.#sessions.has(completed.session_id);
+    // Not cached: rebuilt from the store, whose events already hold the outcome.
+    const cache = this.#cache(completed.session_id, now, true);
+    if (cached) {
+      for (const event of cache.events) {
+        if (event.tool_use_id !== completed.tool_use_id || event.success !== undefined) continue;
+        if (event.event_type !== "PostToolUse" && event.event_type !== "PostToolUseFailure") {
+          continue;
+        }
+        event.success = completed.success;
+        if (completed.error !== undefined) event.error = completed.error;
+      }
+    }
+    return this.#runRules(completed.session_id, cache, cache.project, now);
   }
 
   /** What Vantage would tell a session now (the whole picture, not a diff). */
@@ -243,7 +265,7 @@ export class PerceptionEngine {
     return decision.emit.length;
   }
 
-  #cache(sessionId: string, now: number): SessionCache {
+  #cache(sessionId: string, now: number, complete = false): SessionCache {
     let cache = this.#sessions.get(sessionId);
     if (cache !== undefined) return cache;
     // First event since start-up: rebuild the window from what the store holds.
@@ -251,9 +273,11 @@ export class PerceptionEngine {
     const db = this.#options.db;
     for (const row of eventPayloads(db, sessionId, now - ACTIVITY_WINDOW_MS)) {
       cache.events.push(row);
+      if (row.project ?? row.cwd) cache.project = row.project ?? row.cwd;
     }
-    // The event being handled is already stored; it is pushed again by the caller.
-    cache.events.pop();
+    // The event being handled is already stored; it is pushed again by the caller (not when
+    // the cache is rebuilt for a transcript's news: then every stored event stays).
+    if (!complete) cache.events.pop();
     this.#sessions.set(sessionId, cache);
     if (this.#sessions.size > 200) {
       const oldest = this.#sessions.keys().next().value;
@@ -279,6 +303,19 @@ export class PerceptionEngine {
   }
 }
 
+/**
+ * The hook answer carrying context, in the shape the agent reads: Claude's
+ * `hookSpecificOutput.additionalContext` (Claude Code, Codex, Copilot's VS Code compatible
+ * hooks), or a top-level `additionalContext` for Copilot CLI's own camelCase hooks, which
+ * ignore the nested form.
+ */
+function hookOutput(event: HookEvent, text: string): unknown {
+  const camelCase = event.agent === "copilot_cli" && event.raw.hook_event_name === undefined &&
+    event.raw.hookEventName === undefined;
+  if (camelCase) return { additionalContext: text };
+  return { hookSpecificOutput: { hookEventName: event.event_type, additionalContext: text } };
+}
+
 function eventPayloads(db: DatabaseSync, sessionId: string, since: number): HookEvent[] {
   const events: HookEvent[] = [];
   for (const row of eventPayloadsSince(db, sessionId, since, EVENTS_KEPT)) {
@@ -294,7 +331,14 @@ function eventPayloads(db: DatabaseSync, sessionId: string, since: number): Hook
       eventName: row.event_type,
       redact: false,
     });
-    if (normalized.ok) events.push({ ...normalized.event, ts: row.ts });
+    if (!normalized.ok) continue;
+    const event = { ...normalized.event, ts: row.ts };
+    // An outcome the payload did not carry was filled in from a transcript: keep it.
+    if (event.success === undefined && row.success !== null) {
+      event.success = row.success === 1;
+      if (row.error !== null && row.success === 0) event.error = row.error;
+    }
+    events.push(event);
   }
   return events;
 }

@@ -38,7 +38,7 @@ export interface ToolCall {
   command_prefix?: string;
   /** The tool input, parsed when it was JSON text. */
   input?: JsonValue;
-  /** `true`/`false` once the result is known. */
+  /** `true`/`false` once the result is known; unset while it is not (or never) known. */
   success?: boolean;
   /** Error summary of a failed call. */
   error?: string;
@@ -236,7 +236,11 @@ export function toolCalls(events: readonly HookEvent[]): ToolCall[] {
     if (isPre) continue;
     call.end_ts = event.ts;
     const failed = event.event_type === "PostToolUseFailure" || event.success === false;
-    call.success = !failed;
+    // A result whose outcome nobody told (a Codex hook before its rollout said the exit code)
+    // is neither a pass nor a failure: counting it as a pass would end every failure streak.
+    if (failed) call.success = false;
+    else if (event.success === true || event.event_type !== "PostToolUse") call.success = true;
+    else delete call.success;
     if (event.error !== undefined) call.error = event.error;
     const output = toolOutputOf(event);
     if (output !== "") call.output = output;

@@ -524,4 +524,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: "tool outcomes read from transcripts, for hooks that carry no exit status",
+    sql: `
+      -- How a tool call ended, as the agent's transcript recorded it (Codex: the exit code of a
+      -- command whose hook carried only its output). One row per call; the first record wins.
+      -- A hook event of the same call that arrives later, or arrived before with its outcome
+      -- unknown, takes success and error from here.
+      CREATE TABLE tool_outcomes (
+        session_id  TEXT NOT NULL,
+        tool_use_id TEXT NOT NULL,
+        agent       TEXT NOT NULL,
+        ts          INTEGER NOT NULL,
+        success     INTEGER NOT NULL CHECK (success IN (0, 1)),
+        exit_code   INTEGER,
+        error       TEXT,
+        PRIMARY KEY (session_id, tool_use_id)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

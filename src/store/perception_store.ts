@@ -388,11 +388,27 @@ export function eventPayloadsSince(
   sessionId: string,
   since: number,
   limit: number,
-): Array<{ agent: string; ts: number; raw: string; event_type: string }> {
+): Array<
+  {
+    agent: string;
+    ts: number;
+    raw: string;
+    event_type: string;
+    success: number | null;
+    error: string | null;
+  }
+> {
   return (db.prepare(
-    `SELECT agent, ts, raw, event_type FROM events WHERE session_id = ? AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`,
+    `SELECT agent, ts, raw, event_type, success, error FROM events WHERE session_id = ? AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`,
   ).all(sessionId, since, limit) as unknown as Array<
-    { agent: string; ts: number; raw: string; event_type: string }
+    {
+      agent: string;
+      ts: number;
+      raw: string;
+      event_type: string;
+      success: number | null;
+      error: string | null;
+    }
   >)
     .reverse();
 }

@@ -54,6 +54,7 @@ export const QUERY_TABLES: readonly QueryTable[] = [
   { name: "anomaly_emissions", scopes: AGENT, holds: "when each anomaly was shown" },
   { name: "project_state", scopes: AGENT, holds: "each project's sensed state" },
   { name: "injections", scopes: AGENT, holds: "the context last injected into each session" },
+  { name: "tool_outcomes", scopes: AGENT, holds: "how tool calls ended, read from transcripts" },
 
   { name: "docs_state", scopes: DOCS, holds: "document memory bookkeeping" },
   { name: "docs_chunks", scopes: DOCS, holds: "document bytes, in chunks" },

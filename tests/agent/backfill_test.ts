@@ -57,26 +57,27 @@ const EXPECTED: Record<
     byType: { system: 2, user: 1, thinking: 1, tool_use: 2, tool_result: 2, assistant: 1 },
   },
   copilot_cli: {
-    messages: 10,
-    tool_calls: 3,
-    usage: 2,
-    input_tokens: 19700,
-    output_tokens: 430,
-    cache_read_tokens: 12000,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-    byType: { user: 1, thinking: 1, assistant: 2, tool_use: 3, tool_result: 3 },
-  },
-  openclaw: {
-    messages: 12,
+    messages: 11,
     tool_calls: 4,
-    usage: 4,
-    input_tokens: 2670,
-    output_tokens: 137,
-    cache_read_tokens: 13100,
-    cache_write_tokens: 1800,
-    reasoning_tokens: 0,
-    byType: { user: 1, thinking: 1, assistant: 2, tool_use: 4, tool_result: 4 },
+    usage: 5,
+    input_tokens: 10000,
+    output_tokens: 172,
+    cache_read_tokens: 36400,
+    cache_write_tokens: 0,
+    reasoning_tokens: 20,
+    byType: { user: 1, thinking: 1, assistant: 1, tool_use: 4, tool_result: 4 },
+  },
+  // The same session twice: the SQLite store and the JSONL form of its entries. Stored once.
+  openclaw: {
+    messages: 11,
+    tool_calls: 4,
+    usage: 5,
+    input_tokens: 14400,
+    output_tokens: 135,
+    cache_read_tokens: 48400,
+    cache_write_tokens: 0,
+    reasoning_tokens: 14,
+    byType: { user: 1, thinking: 1, assistant: 1, tool_use: 4, tool_result: 4 },
   },
 };
 
@@ -97,9 +98,11 @@ Deno.test("ingest stores every agent's transcripts with exact counts, and a reru
     const run = await runVantage(["ingest", "--json"], { env: home.env });
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
-    assert.equal(report.files, 9);
-    assert.equal(report.messages, 52 + 9 + 10 + 12);
-    assert.equal(report.tool_calls, 14 + 2 + 3 + 4);
+    // Claude's two sessions and their four sub-agent files, Codex, Copilot, OpenClaw's store and JSONL.
+    assert.equal(report.files, 6 + 1 + 1 + 2);
+    assert.equal(report.messages, 52 + 9 + 11 + 11);
+    // Tool calls seen while reading: OpenClaw's four are read twice, stored once.
+    assert.equal(report.tool_calls, 14 + 2 + 4 + 4 * 2);
     assert.equal(report.skipped_lines, 0);
 
     const db = new DatabaseSync(`${home.dataHome}/vantage.db`, { readOnly: true });

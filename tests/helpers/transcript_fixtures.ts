@@ -11,6 +11,7 @@ import type {
   JsonObject,
   MessageType,
   SessionInfo,
+  ToolOutcome,
   TranscriptMessage,
   TranscriptParser,
   UsageRecord,
@@ -40,6 +41,7 @@ export interface FileTotals {
   messages: TranscriptMessage[];
   byType: Partial<Record<MessageType, number>>;
   toolCalls: number;
+  outcomes: ToolOutcome[];
   usage: UsageRecord[];
   tokens: {
     input: number;
@@ -62,6 +64,7 @@ export function foldLines(parser: TranscriptParser, lines: string[]): FileTotals
     messages: [],
     byType: {},
     toolCalls: 0,
+    outcomes: [],
     usage: [],
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
     unknownTypes: [],
@@ -81,6 +84,7 @@ export function foldLines(parser: TranscriptParser, lines: string[]): FileTotals
       totals.byType[message.message_type] = (totals.byType[message.message_type] ?? 0) + 1;
     }
     totals.toolCalls += records.tool_calls;
+    totals.outcomes.push(...records.outcomes);
     for (const usage of records.usage) {
       totals.usage.push(usage);
       totals.tokens.input += usage.input_tokens;

@@ -104,6 +104,70 @@ Deno.test("codex real hook payloads normalize; its failed command is not a succe
   assert.equal(events[5].tool_use_id, "call_script_002");
 });
 
+Deno.test("copilot_cli real hook payloads: a command that exits non-zero is a failure", async () => {
+  // Recorded by the real Copilot CLI; its camelCase payloads do not name their event, so the
+  // recorder kept the name the hook was registered under beside each payload.
+  const recorded = (await hookFixture("copilot_cli")) as Array<
+    { event: string; payload: Record<string, unknown> }
+  >;
+  const events = recorded.map((r) => ok("copilot_cli", r.payload, r.event));
+  assert.deepEqual(events.map((e) => e.event_type), [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PreToolUse",
+    "PostToolUseFailure",
+    "PreToolUse",
+    "PostToolUseFailure",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SessionEnd",
+  ]);
+  const posts = events.filter((e) => e.event_type.startsWith("PostToolUse"));
+  assert.deepEqual(posts.map((e) => [e.tool_name, e.success]), [
+    ["bash", true],
+    ["bash", false],
+    ["view", false],
+    ["edit", true],
+  ]);
+  // Copilot reported `ls missing-dir` as `resultType: "success"`; only the exit code at the end
+  // of the text it gave the model says otherwise.
+  const ls = recorded.find((r) =>
+    r.event === "postToolUse" &&
+    (r.payload.toolArgs as { command?: string }).command === "ls missing-dir"
+  );
+  assert.equal((ls?.payload.toolResult as { resultType: string }).resultType, "success");
+  assert.equal(
+    posts[1].error,
+    "Exit code 2\nls: cannot access 'missing-dir': No such file or directory\n" +
+      "<shellId: 1 completed with exit code 2>",
+  );
+  assert.equal(posts[2].error, "Path does not exist");
+  assert.ok(events.every((e) => e.cwd === "/home/fixture/project"));
+});
+
+Deno.test("copilot_cli shell results: the exit code at the end of the text decides", () => {
+  const post = (text: string) =>
+    ok("copilot_cli", {
+      sessionId: "cp1",
+      timestamp: NOW,
+      cwd: "/w",
+      toolName: "bash",
+      toolArgs: { command: "make" },
+      toolResult: { resultType: "success", textResultForLlm: text },
+    }, "postToolUse");
+  assert.equal(post("ok\n<shellId: 3 completed with exit code 0>").success, true);
+  assert.equal(post("no\n<exited with exit code 1>").success, false);
+  assert.equal(
+    post("no\n<shellId: 3 completed with exit code 127>\n").event_type,
+    "PostToolUseFailure",
+  );
+  // The marker only counts at the very end: a command that prints it is not a failure.
+  assert.equal(post("<exited with exit code 1>\nbut then fine").success, true);
+});
+
 Deno.test("codex apply_patch and exec_command inputs", () => {
   const patch = ok("codex", {
     session_id: "c1",

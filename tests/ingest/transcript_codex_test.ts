@@ -71,6 +71,24 @@ Deno.test("codex fixture: messages, tool calls and cumulative usage as differenc
   assert.deepEqual(results.map((m) => m.is_error === true), [false, true]);
   assert.deepEqual(results.map((m) => m.tool_use_id), ["call_script_001", "call_script_002"]);
 
+  // Each command's exit code, twice: from item_completed (written before the PostToolUse hook)
+  // and from function_call_output (written after it).
+  assert.deepEqual(
+    totals.outcomes.map((o) => [o.tool_use_id, o.success, o.exit_code]),
+    [
+      ["call_script_001", true, 0],
+      ["call_script_001", true, 0],
+      ["call_script_002", false, 2],
+      ["call_script_002", false, 2],
+    ],
+  );
+  const failed = totals.outcomes.filter((o) => !o.success);
+  assert.ok(failed.every((o) => o.session_id === sessionId));
+  assert.deepEqual(failed.map((o) => o.error), [
+    "Exit code 2\nls: cannot access 'missing-dir': No such file or directory",
+    "Exit code 2\nls: cannot access 'missing-dir': No such file or directory",
+  ]);
+
   // token_count totals 1040 → 2170 → 3382; token_usage_record lines must not add more.
   assert.deepEqual(totals.usage.map((u) => u.usage_key), [
     `${sessionId}:1040`,
@@ -212,4 +230,71 @@ Deno.test("codexSessionIdFromPath reads the uuid at the end of a rollout name", 
     "01a22db8-d446-75c2-8778-a8048465a522",
   );
   assert.equal(codexSessionIdFromPath("/x/notes.jsonl"), undefined);
+});
+
+Deno.test("codex: tool outcomes from every record that tells one, and none from the others", () => {
+  const parser = createCodexParser({
+    path:
+      "/h/.codex/sessions/2026/01/02/rollout-2026-01-02T03-04-05-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl",
+  });
+  const outcomes = (payload: unknown, type = "event_msg") =>
+    parser.parseLine(JSON.stringify({ timestamp: "2026-01-02T03:04:06Z", type, payload }))
+      .outcomes.map((o) => ({
+        id: o.tool_use_id,
+        ok: o.success,
+        code: o.exit_code,
+        error: o.error,
+      }));
+
+  // Older builds: exec_command_end carries the exit code and the output.
+  assert.deepEqual(
+    outcomes({ type: "exec_command_end", call_id: "c1", exit_code: 1, stderr: "boom\n" }),
+    [{ id: "c1", ok: false, code: 1, error: "Exit code 1\nboom" }],
+  );
+  assert.deepEqual(outcomes({ type: "exec_command_end", call_id: "c2", exit_code: 0 }), [
+    { id: "c2", ok: true, code: 0, error: undefined },
+  ]);
+  assert.deepEqual(
+    outcomes({ type: "patch_apply_end", call_id: "p1", success: false, stderr: "no such file" }),
+    [{ id: "p1", ok: false, code: undefined, error: "no such file" }],
+  );
+  // item_completed: an exit code wins; otherwise a tool item's status; other items say nothing.
+  assert.deepEqual(
+    outcomes({ type: "item_completed", item: { type: "McpToolCall", id: "m1", status: "failed" } }),
+    [{ id: "m1", ok: false, code: undefined, error: "failed" }],
+  );
+  assert.deepEqual(
+    outcomes({ item: { type: "FileChange", id: "f1", status: "completed" } }, "item_completed"),
+    [{ id: "f1", ok: true, code: undefined, error: undefined }],
+  );
+  assert.deepEqual(
+    outcomes({
+      type: "item_completed",
+      item: { type: "AgentMessage", id: "a1", status: "failed" },
+    }),
+    [],
+  );
+  // Output without an exit code (an unsupported call, a patch result) tells nothing.
+  assert.deepEqual(
+    outcomes(
+      { type: "function_call_output", call_id: "u1", output: "unsupported call" },
+      "response_item",
+    ),
+    [],
+  );
+  // The older JSON-encoded output with metadata.exit_code.
+  assert.deepEqual(
+    outcomes(
+      {
+        type: "function_call_output",
+        call_id: "j1",
+        output: JSON.stringify({
+          output: "fatal: not a git repository\n",
+          metadata: { exit_code: 128 },
+        }),
+      },
+      "response_item",
+    ),
+    [{ id: "j1", ok: false, code: 128, error: "Exit code 128\nfatal: not a git repository" }],
+  );
 });

@@ -14,6 +14,8 @@ Deno.test("detectAgentFromPath recognises each agent's layout", () => {
     ["/home/u/.copilot/session-state/3f2a/events.jsonl", "copilot_cli"],
     ["/home/u/.openclaw/agents/main/sessions/8c1d.jsonl", "openclaw"],
     ["/home/u/.clawdbot/agents/main/sessions/8c1d.jsonl", "openclaw"],
+    ["/home/u/.openclaw/agents/main/agent/openclaw-agent.sqlite", "openclaw"],
+    ["/home/u/.openclaw/agents/main/agent/openclaw-agent.sqlite-wal", undefined],
     ["C:\\Users\\u\\.claude\\projects\\C--app\\0b1c.jsonl", "claude_code"],
     ["/home/u/.codex/session_index.jsonl", undefined],
     ["/home/u/.copilot/session-state/3f2a/plan.md", undefined],
@@ -29,7 +31,11 @@ Deno.test("transcriptSources lists the roots and matches their files", () => {
     ["codex", "/home/u/.codex/sessions", "**/rollout-*.jsonl"],
     ["codex", "/home/u/.codex/archived_sessions", "*.jsonl"],
     ["copilot_cli", "/home/u/.copilot/session-state", "*/events.jsonl"],
-    ["openclaw", "/home/u/.openclaw/agents", "*/sessions/*.jsonl"],
+    [
+      "openclaw",
+      "/home/u/.openclaw/agents",
+      "*/sessions/*.jsonl, */agent/openclaw-agent.sqlite",
+    ],
   ]);
   const [claude, codex, archived, copilot, openclaw] = sources;
   assert.equal(claude.matches("-p/s.jsonl"), true);
@@ -41,6 +47,14 @@ Deno.test("transcriptSources lists the roots and matches their files", () => {
   assert.equal(copilot.matches("abc/other.jsonl"), false);
   assert.equal(openclaw.matches("main/sessions/x.jsonl"), true);
   assert.equal(openclaw.matches("main/agent/x.jsonl"), false);
+  // OpenClaw 2026.8+: the SQLite store, and its WAL, which a write changes first.
+  assert.equal(openclaw.matches("main/agent/openclaw-agent.sqlite"), true);
+  assert.equal(openclaw.matches("main/agent/openclaw-agent.sqlite-wal"), true);
+  assert.equal(openclaw.matches("main/agent/openclaw-agent.sqlite-shm"), false);
+  assert.equal(
+    openclaw.transcriptOf?.("/home/u/.openclaw/agents/main/agent/openclaw-agent.sqlite-wal"),
+    "/home/u/.openclaw/agents/main/agent/openclaw-agent.sqlite",
+  );
 });
 
 Deno.test("createTranscriptParser gives each agent its parser", () => {
