@@ -4,12 +4,13 @@
  * The parsing is momoa's (`@humanwhocodes/momoa`, the parser behind ESLint's
  * JSON support): strict JSON for the files agents read with `JSON.parse`,
  * JSON5 (comments, trailing commas, unquoted keys, single quotes) for
- * OpenClaw's. This module only turns momoa's tree and tokens into the spans,
+ * OpenClaw's. This module only turns momoa's tree into the spans,
  * keys and commas the editor splices at, and its errors into Vantage's.
  *
  * @module
  */
-import { type DocumentNode, parse, type Token, type ValueNode } from "@humanwhocodes/momoa";
+import { type DocumentNode, parse, type ValueNode } from "@humanwhocodes/momoa";
+import type { VantageError } from "../core/errors.ts";
 import { errorPositionAt, malformedFileError } from "./text_position.ts";
 
 /** Which JSON dialect a file is written in. */
@@ -80,30 +81,24 @@ export function parseJsonDocument(text: string, flavor: JsonFlavor, file: string
   const source = text.startsWith("\uFEFF") ? " " + text.slice(1) : text;
   let document: DocumentNode;
   try {
-    document = parse(source, { mode: flavor, tokens: true });
+    document = parse(source, { mode: flavor });
   } catch (error) {
     const offset = (error as { offset?: unknown }).offset;
     if (typeof offset !== "number") throw error;
-    throw malformedFileError(
-      file,
-      flavor === "json" ? "JSON" : "JSON5",
-      errorPositionAt(text, offset),
-      reasonOf((error as Error).message),
-    );
+    throw malformed(file, flavor, text, offset, reasonOf((error as Error).message));
   }
-  const tokens = document.tokens ?? [];
-  const control = controlCharacterIn(text, tokens, flavor);
-  if (control !== -1) {
-    throw malformedFileError(
+  const converter = new Converter(text, flavor);
+  const root = converter.convert(document.body);
+  if (converter.control !== -1) {
+    throw malformed(
       file,
-      flavor === "json" ? "JSON" : "JSON5",
-      errorPositionAt(text, control),
+      flavor,
+      text,
+      converter.control,
       "control character in a string (escape it)",
     );
   }
-  const commas = tokens.filter((token) => token.type === "Comma")
-    .map((token) => token.loc.start.offset);
-  return convert(document.body, commas);
+  return root;
 }
 
 /** The JavaScript value of a node (objects built without prototype surprises). */
@@ -130,76 +125,117 @@ export function findMember(node: JsonObjectNode, key: string): JsonMember | unde
   return undefined;
 }
 
-function convert(node: ValueNode, commas: readonly number[]): JsonNode {
-  const start = node.loc.start.offset;
-  const end = node.loc.end.offset;
-  switch (node.type) {
-    case "Object": {
-      const members = node.members.map((member, index): JsonMember => {
-        const value = convert(member.value, commas);
-        const next = node.members[index + 1]?.loc.start.offset ?? end;
-        return {
-          key: member.name.type === "String" ? member.name.value : member.name.name,
-          keyStart: member.name.loc.start.offset,
-          value,
-          comma: commaBetween(commas, value.end, next),
-        };
-      });
-      return { kind: "object", members, start, end };
-    }
-    case "Array": {
-      const items = node.elements.map((element) => convert(element.value, commas));
-      const itemCommas = items.map((item, index) =>
-        commaBetween(commas, item.end, items[index + 1]?.start ?? end)
-      );
-      return { kind: "array", items, commas: itemCommas, start, end };
-    }
-    case "String":
-    case "Number":
-    case "Boolean":
-      return { kind: "scalar", value: node.value, start, end };
-    case "Null":
-      return { kind: "scalar", value: null, start, end };
-    case "NaN":
-      return { kind: "scalar", value: NaN, start, end };
-    case "Infinity":
-      return { kind: "scalar", value: node.sign === "-" ? -Infinity : Infinity, start, end };
-  }
-}
+/** momoa's tree as Vantage's nodes, with the comma after each member and item. */
+class Converter {
+  /** Offset of the first raw control character inside a string, or -1. */
+  control = -1;
 
-/**
- * The offset of the first raw control character inside a string, or -1.
- * momoa lets them through, but `JSON.parse` (which the agents read these
- * files with) refuses them, and JSON5 allows only a tab and a line break
- * escaped by a backslash.
- */
-function controlCharacterIn(text: string, tokens: readonly Token[], flavor: JsonFlavor): number {
-  for (const token of tokens) {
-    if (token.type !== "String") continue;
-    for (let index = token.loc.start.offset; index < token.loc.end.offset; index += 1) {
+  constructor(readonly text: string, readonly flavor: JsonFlavor) {}
+
+  convert(node: ValueNode): JsonNode {
+    const start = node.loc.start.offset;
+    const end = node.loc.end.offset;
+    switch (node.type) {
+      case "Object": {
+        const members = node.members.map((member): JsonMember => {
+          const name = member.name;
+          if (name.type === "String") this.checkString(name.loc.start.offset, name.loc.end.offset);
+          const value = this.convert(member.value);
+          return {
+            key: name.type === "String" ? name.value : name.name,
+            keyStart: name.loc.start.offset,
+            value,
+            comma: this.commaAfter(value.end, end),
+          };
+        });
+        return { kind: "object", members, start, end };
+      }
+      case "Array": {
+        const items = node.elements.map((element) => this.convert(element.value));
+        const commas = items.map((item) => this.commaAfter(item.end, end));
+        return { kind: "array", items, commas, start, end };
+      }
+      case "String":
+        this.checkString(start, end);
+        return { kind: "scalar", value: node.value, start, end };
+      case "Number":
+      case "Boolean":
+        return { kind: "scalar", value: node.value, start, end };
+      case "Null":
+        return { kind: "scalar", value: null, start, end };
+      case "NaN":
+        return { kind: "scalar", value: NaN, start, end };
+      case "Infinity":
+        return { kind: "scalar", value: node.sign === "-" ? -Infinity : Infinity, start, end };
+    }
+  }
+
+  /**
+   * The comma right after a value (only blanks and comments between), or -1.
+   * momoa knows where every comma is but does not keep it in the tree, and
+   * asking for its token list doubles the time it takes on a large file.
+   */
+  commaAfter(from: number, limit: number): number {
+    const text = this.text;
+    let index = from;
+    while (index < limit) {
+      const char = text[index];
+      if (char === ",") return index;
+      if (char === "/" && text[index + 1] === "/") {
+        const newline = text.indexOf("\n", index);
+        index = newline === -1 ? limit : newline + 1;
+      } else if (char === "/" && text[index + 1] === "*") {
+        const close = text.indexOf("*/", index + 2);
+        if (close === -1) return -1;
+        index = close + 2;
+      } else if (/\s/.test(char)) {
+        index += 1;
+      } else {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Notes a raw control character inside the string at `[start, end)`:
+   * momoa lets them through, but `JSON.parse` (which the agents read these
+   * files with) refuses them, and JSON5 allows only a tab and a line break
+   * escaped by a backslash.
+   */
+  checkString(start: number, end: number): void {
+    if (this.control !== -1 || !CONTROL.test(this.text.slice(start, end))) return;
+    const text = this.text;
+    for (let index = start; index < end; index += 1) {
       const code = text.charCodeAt(index);
       if (code >= 0x20) continue;
-      if (flavor === "json5") {
+      if (this.flavor === "json5") {
         if (code === 0x09) continue;
         const before = text[index - 1] === "\r" && code === 0x0a ? index - 2 : index - 1;
         if ((code === 0x0a || code === 0x0d) && text[before] === "\\") continue;
       }
-      return index;
+      this.control = index;
+      return;
     }
   }
-  return -1;
 }
 
-/** The first comma in `[from, to)`, or -1 (binary search: `commas` is in source order). */
-function commaBetween(commas: readonly number[], from: number, to: number): number {
-  let low = 0;
-  let high = commas.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (commas[middle] < from) low = middle + 1;
-    else high = middle;
-  }
-  return low < commas.length && commas[low] < to ? commas[low] : -1;
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f]/;
+
+function malformed(
+  file: string,
+  flavor: JsonFlavor,
+  text: string,
+  offset: number,
+  reason: string,
+): VantageError {
+  return malformedFileError(
+    file,
+    flavor === "json" ? "JSON" : "JSON5",
+    errorPositionAt(text, offset),
+    reason,
+  );
 }
 
 const TOKEN_TEXT: Record<string, string> = {

@@ -146,6 +146,11 @@ Deno.test("JSON5 files keep comments, unquoted keys, single quotes and trailing 
     "hi",
   ]);
   roundTrip("{\n  // nothing yet\n}\n", "json5");
+  // A comment between a value and its comma does not hide the comma.
+  assert.equal(
+    removeJsonValue("{\n  a: [1] /* one */ , // first\n  b: 2,\n}\n", "json5", ["a"], "f", all),
+    "{\n  b: 2,\n}\n",
+  );
   // JSON5 strings may hold a tab and a line break escaped by a backslash.
   assert.equal(getJsonValue("{a: 'one\ttwo \\\nthree'}", "json5", ["a"], "f"), "one\ttwo three");
   const values = getJsonValue(
