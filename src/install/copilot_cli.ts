@@ -18,7 +18,6 @@ import {
 import { agentFolder, type InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { getJsonValue } from "./json_edit.ts";
-import { parseJsonDocument } from "./json_syntax.ts";
 import { jsonEntryFile, type ManagedFile, ownedFile } from "./managed_file.ts";
 
 /** The Copilot CLI events Vantage hooks. */
@@ -100,8 +99,7 @@ export const copilotCliAdapter: AgentAdapter = {
     const text = await readTextIfExists(file);
     const found: Record<string, string[]> = {};
     if (text !== undefined && text.trim() !== "") {
-      parseJsonDocument(text, "json", file);
-      const hooks = JSON.parse(text)?.hooks;
+      const hooks = getJsonValue(text, "json", ["hooks"], file);
       if (hooks !== null && typeof hooks === "object") {
         for (const [event, list] of Object.entries(hooks as Record<string, unknown>)) {
           if (!Array.isArray(list)) continue;

@@ -50,7 +50,7 @@ export function detectJsonStyle(text: string): JsonStyle {
  * Formats `value` as JSON indented by `unit`, with every line after the first
  * starting at `baseIndent`, ready to splice into a file at that depth.
  */
-export function formatJson(value: unknown, style: JsonStyle, baseIndent: string): string {
+function formatJson(value: unknown, style: JsonStyle, baseIndent: string): string {
   if (style.compact) return JSON.stringify(value);
   return JSON.stringify(value, null, style.unit).split("\n").join(style.eol + baseIndent);
 }
@@ -194,7 +194,7 @@ function locate(
 }
 
 /** Inserts `"key": value` as the last member of `object`. */
-export function insertMember(
+function insertMember(
   text: string,
   style: JsonStyle,
   object: JsonObjectNode,
@@ -274,7 +274,7 @@ export function appendItem(
 }
 
 /** Removes member `index` of `object` with its separator. */
-export function removeMemberAt(text: string, object: JsonObjectNode, index: number): string {
+function removeMemberAt(text: string, object: JsonObjectNode, index: number): string {
   const members = object.members;
   if (members.length === 1) {
     const only = members[0];

@@ -1,13 +1,17 @@
 /**
- * A JSON parser that keeps where every value sits in the text, so Vantage can
- * change its own entries in an agent's config and leave every other byte as
- * the user wrote it. It reads strict JSON and, for OpenClaw's config, JSON5
- * (comments, trailing commas, unquoted keys, single quotes).
+ * An agent's JSON (or JSON5) config read into positioned nodes, so Vantage
+ * can change its own entries and leave every other byte as the user wrote it.
+ * The parsing is momoa's (`@humanwhocodes/momoa`, the parser behind ESLint's
+ * JSON support): strict JSON for the files agents read with `JSON.parse`,
+ * JSON5 (comments, trailing commas, unquoted keys, single quotes) for
+ * OpenClaw's. This module only turns momoa's tree into the spans,
+ * keys and commas the editor splices at, and its errors into Vantage's.
  *
  * @module
  */
+import { type DocumentNode, parse, type ValueNode } from "@humanwhocodes/momoa";
 import type { VantageError } from "../core/errors.ts";
-import { malformedFileError, positionAt } from "./text_position.ts";
+import { errorPositionAt, malformedFileError } from "./text_position.ts";
 
 /** Which JSON dialect a file is written in. */
 export type JsonFlavor = "json" | "json5";
@@ -61,79 +65,40 @@ export interface JsonScalarNode extends JsonSpan {
 /** Any parsed JSON value with its position. */
 export type JsonNode = JsonObjectNode | JsonArrayNode | JsonScalarNode;
 
-/** A syntax error at a known offset; {@linkcode parseJsonTree} turns it into a message. */
-export class JsonSyntaxError extends Error {
-  /** Where the error was found. */
-  readonly offset: number;
-
-  /** Creates an error found at `offset`. */
-  constructor(message: string, offset: number) {
-    super(message);
-    this.name = "JsonSyntaxError";
-    this.offset = offset;
-  }
-}
-
 /**
- * Parses `text` into a tree of positioned nodes. Throws
- * {@linkcode JsonSyntaxError} with the offset of the first problem.
+ * Parses a config file's text into positioned nodes, refusing malformed input
+ * with a message that names the file, line and column.
  *
  * @example
  * ```ts
- * import { parseJsonTree } from "./json_syntax.ts";
- * const root = parseJsonTree('{"a": [1, 2]}', "json");
+ * import { parseJsonDocument } from "./json_syntax.ts";
+ * const root = parseJsonDocument('{"a": [1, 2]}', "json", "/h/.claude.json");
  * root.kind; // "object"
  * ```
  */
-export function parseJsonTree(text: string, flavor: JsonFlavor): JsonNode {
-  const parser = new Parser(text, flavor === "json5");
-  parser.skipTrivia();
-  const root = parser.value();
-  parser.skipTrivia();
-  if (parser.pos < text.length) {
-    throw new JsonSyntaxError("unexpected text after the end of the JSON value", parser.pos);
+export function parseJsonDocument(text: string, flavor: JsonFlavor, file: string): JsonNode {
+  // A byte-order mark becomes a space of the same length, so every offset still fits `text`.
+  const source = text.startsWith("\uFEFF") ? " " + text.slice(1) : text;
+  let document: DocumentNode;
+  try {
+    document = parse(source, { mode: flavor });
+  } catch (error) {
+    const offset = (error as { offset?: unknown }).offset;
+    if (typeof offset !== "number") throw error;
+    throw malformed(file, flavor, text, offset, reasonOf((error as Error).message));
+  }
+  const converter = new Converter(text, flavor);
+  const root = converter.convert(document.body);
+  if (converter.control !== -1) {
+    throw malformed(
+      file,
+      flavor,
+      text,
+      converter.control,
+      "control character in a string (escape it)",
+    );
   }
   return root;
-}
-
-/**
- * Parses a config file's text, refusing malformed input with a message that
- * names the file, line and column. Strict JSON is checked by `JSON.parse`
- * itself (its message carries the position, which is converted to a line and
- * column); JSON5 by this module's parser.
- */
-export function parseJsonDocument(text: string, flavor: JsonFlavor, file: string): JsonNode {
-  if (flavor === "json") {
-    const bom = text.startsWith("\uFEFF") ? 1 : 0;
-    try {
-      JSON.parse(text.slice(bom));
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      let offset = jsonParseErrorOffset(message);
-      if (offset !== undefined) offset += bom;
-      else offset = ownErrorOffset(text, flavor);
-      throw malformed(file, flavor, text, offset, conciseReason(message));
-    }
-  }
-  try {
-    return parseJsonTree(text, flavor);
-  } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      throw malformed(file, flavor, text, error.offset, error.message);
-    }
-    throw error;
-  }
-}
-
-/**
- * The character offset named in a `JSON.parse` error message ("… at position
- * 12 …"), or undefined when the message carries none. An "unexpected end"
- * message points past the last character.
- */
-export function jsonParseErrorOffset(message: string): number | undefined {
-  const match = /at position (\d+)/.exec(message);
-  if (match !== null) return Number(match[1]);
-  return undefined;
 }
 
 /** The JavaScript value of a node (objects built without prototype surprises). */
@@ -160,296 +125,140 @@ export function findMember(node: JsonObjectNode, key: string): JsonMember | unde
   return undefined;
 }
 
+/** momoa's tree as Vantage's nodes, with the comma after each member and item. */
+class Converter {
+  /** Offset of the first raw control character inside a string, or -1. */
+  control = -1;
+
+  constructor(readonly text: string, readonly flavor: JsonFlavor) {}
+
+  convert(node: ValueNode): JsonNode {
+    const start = node.loc.start.offset;
+    const end = node.loc.end.offset;
+    switch (node.type) {
+      case "Object": {
+        const members = node.members.map((member): JsonMember => {
+          const name = member.name;
+          if (name.type === "String") this.checkString(name.loc.start.offset, name.loc.end.offset);
+          const value = this.convert(member.value);
+          return {
+            key: name.type === "String" ? name.value : name.name,
+            keyStart: name.loc.start.offset,
+            value,
+            comma: this.commaAfter(value.end, end),
+          };
+        });
+        return { kind: "object", members, start, end };
+      }
+      case "Array": {
+        const items = node.elements.map((element) => this.convert(element.value));
+        const commas = items.map((item) => this.commaAfter(item.end, end));
+        return { kind: "array", items, commas, start, end };
+      }
+      case "String":
+        this.checkString(start, end);
+        return { kind: "scalar", value: node.value, start, end };
+      case "Number":
+      case "Boolean":
+        return { kind: "scalar", value: node.value, start, end };
+      case "Null":
+        return { kind: "scalar", value: null, start, end };
+      case "NaN":
+        return { kind: "scalar", value: NaN, start, end };
+      case "Infinity":
+        return { kind: "scalar", value: node.sign === "-" ? -Infinity : Infinity, start, end };
+    }
+  }
+
+  /**
+   * The comma right after a value (only blanks and comments between), or -1.
+   * momoa knows where every comma is but does not keep it in the tree, and
+   * asking for its token list doubles the time it takes on a large file.
+   */
+  commaAfter(from: number, limit: number): number {
+    const text = this.text;
+    let index = from;
+    while (index < limit) {
+      const char = text[index];
+      if (char === ",") return index;
+      if (char === "/" && text[index + 1] === "/") {
+        const newline = text.indexOf("\n", index);
+        index = newline === -1 ? limit : newline + 1;
+      } else if (char === "/" && text[index + 1] === "*") {
+        const close = text.indexOf("*/", index + 2);
+        if (close === -1) return -1;
+        index = close + 2;
+      } else if (/\s/.test(char)) {
+        index += 1;
+      } else {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Notes a raw control character inside the string at `[start, end)`:
+   * momoa lets them through, but `JSON.parse` (which the agents read these
+   * files with) refuses them, and JSON5 allows only a tab and a line break
+   * escaped by a backslash.
+   */
+  checkString(start: number, end: number): void {
+    if (this.control !== -1 || !CONTROL.test(this.text.slice(start, end))) return;
+    const text = this.text;
+    for (let index = start; index < end; index += 1) {
+      const code = text.charCodeAt(index);
+      if (code >= 0x20) continue;
+      if (this.flavor === "json5") {
+        if (code === 0x09) continue;
+        const before = text[index - 1] === "\r" && code === 0x0a ? index - 2 : index - 1;
+        if ((code === 0x0a || code === 0x0d) && text[before] === "\\") continue;
+      }
+      this.control = index;
+      return;
+    }
+  }
+}
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f]/;
+
 function malformed(
   file: string,
   flavor: JsonFlavor,
   text: string,
-  offset: number | undefined,
+  offset: number,
   reason: string,
 ): VantageError {
-  const position = offset === undefined ? undefined : positionAt(text, offset);
-  return malformedFileError(file, flavor === "json" ? "JSON" : "JSON5", position, reason);
+  return malformedFileError(
+    file,
+    flavor === "json" ? "JSON" : "JSON5",
+    errorPositionAt(text, offset),
+    reason,
+  );
 }
 
-function ownErrorOffset(text: string, flavor: JsonFlavor): number | undefined {
-  try {
-    parseJsonTree(text, flavor);
-    return undefined;
-  } catch (error) {
-    return error instanceof JsonSyntaxError ? error.offset : undefined;
-  }
-}
+const TOKEN_TEXT: Record<string, string> = {
+  LBrace: "'{'",
+  RBrace: "'}'",
+  LBracket: "'['",
+  RBracket: "']'",
+  Comma: "','",
+  Colon: "':'",
+  String: "string",
+  Number: "number",
+  Boolean: "true/false",
+  Null: "null",
+  Identifier: "name",
+};
 
-function conciseReason(message: string): string {
-  // V8 appends the position and a quote of the input; the caller reports the position itself.
-  return message
-    .replace(/ at position \d+( \(line \d+ column \d+\))?/, "")
-    .replace(/ in JSON$/, "")
-    .replace(/, ".*" is not valid JSON$/s, "")
-    .replace(/, \.\.\..*$/s, "");
-}
-
-const JSON_WHITESPACE = /[ \t\n\r]/y;
-const JSON5_WHITESPACE = /[\s\uFEFF]/uy;
-const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const JSON5_NUMBER =
-  /[+-]?(?:0[xX][0-9a-fA-F]+|Infinity|NaN|(?:(?:0|[1-9]\d*)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/y;
-const JSON5_IDENTIFIER =
-  /(?:[\p{ID_Start}$_]|\\u[0-9a-fA-F]{4})(?:[\p{ID_Continue}$\u200C\u200D]|\\u[0-9a-fA-F]{4})*/uy;
-
-class Parser {
-  pos = 0;
-
-  constructor(readonly text: string, readonly json5: boolean) {}
-
-  skipTrivia(): void {
-    const text = this.text;
-    for (;;) {
-      const whitespace = this.json5 ? JSON5_WHITESPACE : JSON_WHITESPACE;
-      whitespace.lastIndex = this.pos;
-      if (this.pos === 0 && text.startsWith("\uFEFF")) {
-        this.pos = 1;
-        continue;
-      }
-      if (whitespace.test(text)) {
-        this.pos = whitespace.lastIndex;
-        continue;
-      }
-      if (this.json5 && text.startsWith("//", this.pos)) {
-        const end = text.slice(this.pos).search(/[\n\r\u2028\u2029]/);
-        this.pos = end === -1 ? text.length : this.pos + end;
-        continue;
-      }
-      if (this.json5 && text.startsWith("/*", this.pos)) {
-        const end = text.indexOf("*/", this.pos + 2);
-        if (end === -1) throw new JsonSyntaxError("unterminated /* comment", this.pos);
-        this.pos = end + 2;
-        continue;
-      }
-      return;
-    }
-  }
-
-  value(): JsonNode {
-    const text = this.text;
-    const char = text[this.pos];
-    if (char === undefined) throw new JsonSyntaxError("unexpected end of input", this.pos);
-    if (char === "{") return this.object();
-    if (char === "[") return this.array();
-    if (char === '"' || (this.json5 && char === "'")) {
-      const start = this.pos;
-      const value = this.string();
-      return { kind: "scalar", value, start, end: this.pos };
-    }
-    for (const [word, value] of [["true", true], ["false", false], ["null", null]] as const) {
-      if (text.startsWith(word, this.pos) && !/[\w$]/.test(text[this.pos + word.length] ?? "")) {
-        const start = this.pos;
-        this.pos += word.length;
-        return { kind: "scalar", value, start, end: this.pos };
-      }
-    }
-    const number = this.json5 ? JSON5_NUMBER : JSON_NUMBER;
-    number.lastIndex = this.pos;
-    const match = number.exec(text);
-    if (match !== null && !/[\w$.]/.test(text[number.lastIndex] ?? "")) {
-      const start = this.pos;
-      this.pos = number.lastIndex;
-      return { kind: "scalar", value: numberValue(match[0]), start, end: this.pos };
-    }
-    throw new JsonSyntaxError(`unexpected character ${JSON.stringify(char)}`, this.pos);
-  }
-
-  object(): JsonObjectNode {
-    const start = this.pos;
-    this.pos += 1;
-    const members: JsonMember[] = [];
-    this.skipTrivia();
-    if (this.text[this.pos] === "}") {
-      this.pos += 1;
-      return { kind: "object", members, start, end: this.pos };
-    }
-    for (;;) {
-      const keyStart = this.pos;
-      const key = this.key();
-      this.skipTrivia();
-      if (this.text[this.pos] !== ":") {
-        throw new JsonSyntaxError("expected ':' after the property name", this.pos);
-      }
-      this.pos += 1;
-      this.skipTrivia();
-      const value = this.value();
-      const member: JsonMember = { key, keyStart, value, comma: -1 };
-      members.push(member);
-      this.skipTrivia();
-      const char = this.text[this.pos];
-      if (char === ",") {
-        member.comma = this.pos;
-        this.pos += 1;
-        this.skipTrivia();
-        if (this.text[this.pos] === "}") {
-          if (!this.json5) throw new JsonSyntaxError("trailing comma before '}'", member.comma);
-          this.pos += 1;
-          return { kind: "object", members, start, end: this.pos };
-        }
-        continue;
-      }
-      if (char === "}") {
-        this.pos += 1;
-        return { kind: "object", members, start, end: this.pos };
-      }
-      if (char === undefined) throw new JsonSyntaxError("unexpected end of input", this.pos);
-      throw new JsonSyntaxError("expected ',' or '}' after the property value", this.pos);
-    }
-  }
-
-  array(): JsonArrayNode {
-    const start = this.pos;
-    this.pos += 1;
-    const items: JsonNode[] = [];
-    const commas: number[] = [];
-    this.skipTrivia();
-    if (this.text[this.pos] === "]") {
-      this.pos += 1;
-      return { kind: "array", items, commas, start, end: this.pos };
-    }
-    for (;;) {
-      items.push(this.value());
-      commas.push(-1);
-      this.skipTrivia();
-      const char = this.text[this.pos];
-      if (char === ",") {
-        commas[commas.length - 1] = this.pos;
-        this.pos += 1;
-        this.skipTrivia();
-        if (this.text[this.pos] === "]") {
-          if (!this.json5) {
-            throw new JsonSyntaxError("trailing comma before ']'", commas[commas.length - 1]);
-          }
-          this.pos += 1;
-          return { kind: "array", items, commas, start, end: this.pos };
-        }
-        continue;
-      }
-      if (char === "]") {
-        this.pos += 1;
-        return { kind: "array", items, commas, start, end: this.pos };
-      }
-      if (char === undefined) throw new JsonSyntaxError("unexpected end of input", this.pos);
-      throw new JsonSyntaxError("expected ',' or ']' after the array item", this.pos);
-    }
-  }
-
-  key(): string {
-    const char = this.text[this.pos];
-    if (char === '"' || (this.json5 && char === "'")) return this.string();
-    if (this.json5) {
-      JSON5_IDENTIFIER.lastIndex = this.pos;
-      const match = JSON5_IDENTIFIER.exec(this.text);
-      if (match !== null) {
-        this.pos = JSON5_IDENTIFIER.lastIndex;
-        return match[0].replace(
-          /\\u([0-9a-fA-F]{4})/g,
-          (_, hex: string) => String.fromCharCode(parseInt(hex, 16)),
-        );
-      }
-    }
-    if (char === undefined) throw new JsonSyntaxError("unexpected end of input", this.pos);
-    throw new JsonSyntaxError(
-      this.json5 ? "expected a property name" : "expected a double-quoted property name",
-      this.pos,
-    );
-  }
-
-  string(): string {
-    const text = this.text;
-    const quote = text[this.pos];
-    const start = this.pos;
-    this.pos += 1;
-    let value = "";
-    for (;;) {
-      const char = text[this.pos];
-      if (char === undefined) throw new JsonSyntaxError("unterminated string", start);
-      if (char === quote) {
-        this.pos += 1;
-        return value;
-      }
-      if (char === "\\") {
-        value += this.escape();
-        continue;
-      }
-      const code = char.charCodeAt(0);
-      if (code < 0x20 && !(this.json5 && char === "\t")) {
-        throw new JsonSyntaxError("control character in a string (escape it)", this.pos);
-      }
-      value += char;
-      this.pos += 1;
-    }
-  }
-
-  escape(): string {
-    const text = this.text;
-    const at = this.pos;
-    const char = text[this.pos + 1];
-    this.pos += 2;
-    switch (char) {
-      case '"':
-        return '"';
-      case "\\":
-        return "\\";
-      case "/":
-        return "/";
-      case "b":
-        return "\b";
-      case "f":
-        return "\f";
-      case "n":
-        return "\n";
-      case "r":
-        return "\r";
-      case "t":
-        return "\t";
-      case "u": {
-        const hex = text.slice(this.pos, this.pos + 4);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new JsonSyntaxError("bad \\u escape", at);
-        this.pos += 4;
-        return String.fromCharCode(parseInt(hex, 16));
-      }
-      case undefined:
-        throw new JsonSyntaxError("unterminated string", at);
-    }
-    if (!this.json5) throw new JsonSyntaxError(`bad escape \\${char}`, at);
-    switch (char) {
-      case "'":
-        return "'";
-      case "v":
-        return "\v";
-      case "0":
-        if (/[0-9]/.test(text[this.pos] ?? "")) throw new JsonSyntaxError("bad escape \\0", at);
-        return "\0";
-      case "x": {
-        const hex = text.slice(this.pos, this.pos + 2);
-        if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw new JsonSyntaxError("bad \\x escape", at);
-        this.pos += 2;
-        return String.fromCharCode(parseInt(hex, 16));
-      }
-      case "\r":
-        if (text[this.pos] === "\n") this.pos += 1;
-        return "";
-      case "\n":
-      case "\u2028":
-      case "\u2029":
-        return "";
-    }
-    if (/[1-9]/.test(char)) throw new JsonSyntaxError(`bad escape \\${char}`, at);
-    return char;
-  }
-}
-
-function numberValue(source: string): number {
-  const sign = source.startsWith("-") ? -1 : 1;
-  const unsigned = source.replace(/^[+-]/, "");
-  if (unsigned === "Infinity") return sign * Infinity;
-  if (unsigned === "NaN") return NaN;
-  if (/^0[xX]/.test(unsigned)) return sign * parseInt(unsigned.slice(2), 16);
-  return sign * Number(unsigned);
+/** momoa's message without the position it appends (the caller reports it), in plain words. */
+function reasonOf(message: string): string {
+  const reason = message.replace(/\s*\(\d+:\d+\)$/, "").replace(/\.$/, "")
+    .replace(
+      /^Unexpected token (\w+) found$/,
+      (_, type: string) => `unexpected ${TOKEN_TEXT[type] ?? type}`,
+    )
+    .replace(/ found$/, "");
+  return reason.charAt(0).toLowerCase() + reason.slice(1);
 }

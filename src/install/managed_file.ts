@@ -9,7 +9,7 @@
 import { getJsonValue, newJsonDocument, removeJsonValue, setJsonValue } from "./json_edit.ts";
 import { type HandlerTest, type HookGroup, setHookGroups } from "./json_hooks.ts";
 import { type JsonFlavor, parseJsonDocument } from "./json_syntax.ts";
-import { removeTomlTable, scanToml, setTomlTable } from "./toml_edit.ts";
+import { removeTomlTable, setTomlTable } from "./toml_edit.ts";
 
 /** Says whether an object at a key path (now empty) was created by Vantage and may go. */
 export type Prune = (path: readonly string[]) => boolean;
@@ -113,7 +113,8 @@ export function tomlTableFile(
       return removeTomlTable(current, path, tablePath);
     },
     has: () => true,
-    isEmpty: (text) => scanToml(text, path).every((s) => s.kind === "blank"),
+    // Only blank lines left (a comment is the user's, and keeps the file).
+    isEmpty: (text) => text.trim() === "",
   };
 }
 

@@ -37,6 +37,25 @@ export function positionAt(text: string, offset: number): TextPosition {
 }
 
 /**
+ * Where to report a parse error found at `offset`: like {@linkcode positionAt},
+ * except that the end of a file that ends with a line break is reported at
+ * the end of its last line, which is where an editor shows the unfinished
+ * text (an unclosed header or string), not on the empty line after it.
+ *
+ * @example
+ * ```ts
+ * import { errorPositionAt } from "./text_position.ts";
+ * errorPositionAt("[mcp_servers.x\n", 15); // { line: 1, column: 15 }
+ * ```
+ */
+export function errorPositionAt(text: string, offset: number): TextPosition {
+  if (offset >= text.length && text.endsWith("\n")) {
+    return positionAt(text, text.length - (text.endsWith("\r\n") ? 2 : 1));
+  }
+  return positionAt(text, offset);
+}
+
+/**
  * The error for a config file Vantage will not overwrite because it does not
  * parse: it names the file, the line and the column, and says what to do.
  *

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { getJsonValue } from "../../src/install/json_edit.ts";
 import { runVantageCommand, snapshot, temporaryHome, writeTree } from "./support.ts";
 
 Deno.test("install --dry-run prints the exact diff per file and writes nothing", async () => {
@@ -115,7 +116,7 @@ Deno.test("bad flags and malformed configs fail with one clear line and change n
       [
         ["install", "--adapter", "claude-code"],
         1,
-        /^vantage install: .*\/\.claude\.json:3:12: not valid JSON at line 3, column 12 \(Expected property name or '}'\); Vantage never overwrites/,
+        /^vantage install: .*\/\.claude\.json:3:12: not valid JSON at line 3, column 12 \(unexpected ','\); Vantage never overwrites/,
       ],
     ];
     for (const [args, code, message] of cases) {
@@ -169,6 +170,43 @@ Deno.test("doctor: nothing installed, a healthy install, then a broken command",
     const malformed = await runVantageCommand(["doctor", "--adapter", "claude-code"], home);
     assert.equal(malformed.code, 1);
     assert.match(malformed.stdout, /✘ config: ~\/\.claude\.json:2:3: not valid JSON/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a symlinked JSON5 config is edited through its link and given back byte for byte", async () => {
+  const home = await temporaryHome();
+  try {
+    // A dotfiles checkout holds the real file; ~/.openclaw/openclaw.json links to it.
+    const original = `// mine, kept in dotfiles
+{
+  gateway: { port: 18789, },
+  mcp: { servers: { 'fs': { command: "npx", }, }, },
+}
+`;
+    await writeTree(home, { "dotfiles/openclaw.json5": original });
+    await Deno.mkdir(join(home, ".openclaw"));
+    await Deno.symlink("../dotfiles/openclaw.json5", join(home, ".openclaw/openclaw.json"));
+    const before = await snapshot(home);
+    const run = await runVantageCommand(["install", "--adapter", "openclaw"], home);
+    assert.equal(run.code, 0, run.stderr);
+    const installed = await snapshot(home);
+    assert.equal(installed[".openclaw/openclaw.json"], "<link ../dotfiles/openclaw.json5>");
+    const edited = installed["dotfiles/openclaw.json5"];
+    assert.ok(
+      edited.startsWith(
+        `// mine, kept in dotfiles\n{\n  gateway: { port: 18789, },\n` +
+          `  mcp: { servers: { 'fs': { command: "npx", }, "vantage": {"command":`,
+      ),
+      edited,
+    );
+    assert.ok(edited.endsWith(`}, }, },\n}\n`), edited);
+    const servers = getJsonValue(edited, "json5", ["mcp", "servers"], "openclaw.json5");
+    assert.deepEqual(Object.keys(servers as object), ["fs", "vantage"]);
+    const removed = await runVantageCommand(["uninstall", "--adapter", "openclaw"], home);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.deepEqual(await snapshot(home), before);
   } finally {
     await Deno.remove(home, { recursive: true });
   }

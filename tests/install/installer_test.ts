@@ -249,7 +249,7 @@ Deno.test("a malformed config stops the install with its line and column, and no
         "openclaw",
         ".openclaw/openclaw.json",
         "{\n  mcp: {servers: {,}}\n}",
-        /openclaw\.json:2:19: not valid JSON5 at line 2, column 19 \(expected a property name\)/,
+        /openclaw\.json:2:19: not valid JSON5 at line 2, column 19 \(unexpected ','\)/,
       ],
     ];
     for (const [adapter, path, text, message] of broken) {

@@ -6,12 +6,7 @@ import {
   removeJsonValue,
   setJsonValue,
 } from "../../src/install/json_edit.ts";
-import {
-  jsonParseErrorOffset,
-  nodeValue,
-  parseJsonDocument,
-  parseJsonTree,
-} from "../../src/install/json_syntax.ts";
+import { parseJsonDocument } from "../../src/install/json_syntax.ts";
 import { positionAt } from "../../src/install/text_position.ts";
 
 const ENTRY = { type: "stdio", command: "/bin/vantage", args: ["mcp-serve"], env: { A: "1" } };
@@ -34,16 +29,6 @@ Deno.test("positions are 1-based lines and columns", () => {
   assert.deepEqual(positionAt("ab\ncd", 0), { line: 1, column: 1 });
   assert.deepEqual(positionAt("ab\ncd", 4), { line: 2, column: 2 });
   assert.deepEqual(positionAt("ab\n", 99), { line: 2, column: 1 });
-});
-
-Deno.test("JSON.parse positions are read from its message", () => {
-  assert.equal(
-    jsonParseErrorOffset(
-      "Expected ',' or '}' after property value in JSON at position 7 (line 1 column 8)",
-    ),
-    7,
-  );
-  assert.equal(jsonParseErrorOffset("Unexpected end of JSON input"), undefined);
 });
 
 Deno.test("a user's file keeps its keys, order, indentation and trailing newline", () => {
@@ -95,6 +80,15 @@ Deno.test("missing containers are created and removed again; other styles are ke
   assert.equal(
     setJsonValue('{"a":1}', "json", PATH, { k: 1 }, "f"),
     '{"a":1,"mcpServers":{"vantage":{"k":1}}}',
+  );
+});
+
+Deno.test("a byte-order mark stays, and offsets after it still fit", () => {
+  const installed = roundTrip('\uFEFF{\n  "a": 1\n}\n');
+  assert.ok(installed.startsWith('\uFEFF{\n  "a": 1,\n  "mcpServers": {\n'));
+  assert.throws(
+    () => parseJsonDocument('\uFEFF{\n  "a": 1,\n}', "json", "f"),
+    / f:3:1: not valid JSON at line 3, column 1 \(unexpected '}'\)/,
   );
 });
 
@@ -152,34 +146,51 @@ Deno.test("JSON5 files keep comments, unquoted keys, single quotes and trailing 
     "hi",
   ]);
   roundTrip("{\n  // nothing yet\n}\n", "json5");
-  const values = nodeValue(
-    parseJsonTree("{a: 0x1F, b: .5, c: +1, d: 'it\\'s', e: Infinity}", "json5"),
+  // A comment between a value and its comma does not hide the comma.
+  assert.equal(
+    removeJsonValue("{\n  a: [1] /* one */ , // first\n  b: 2,\n}\n", "json5", ["a"], "f", all),
+    "{\n  b: 2,\n}\n",
   );
-  assert.deepEqual(values, { a: 31, b: 0.5, c: 1, d: "it's", e: Infinity });
+  // JSON5 strings may hold a tab and a line break escaped by a backslash.
+  assert.equal(getJsonValue("{a: 'one\ttwo \\\nthree'}", "json5", ["a"], "f"), "one\ttwo three");
+  const values = getJsonValue(
+    "{a: 0x1F, b: .5, c: +1, d: 'it\\'s', e: Infinity, f: -Infinity}",
+    "json5",
+    [],
+    "f",
+  );
+  assert.deepEqual(values, { a: 31, b: 0.5, c: 1, d: "it's", e: Infinity, f: -Infinity });
 });
 
-Deno.test("malformed JSON is refused with the file, line and column", () => {
-  const cases: Array<[string, "json" | "json5", number, number]> = [
-    ['{\n  "a": 1,\n}\n', "json", 3, 1],
-    ['{\n  "a": 1\n  "b": 2\n}', "json", 3, 3],
-    ['{\n  "a": }', "json", 2, 8],
-    ['{"a": "x', "json", 1, 9],
-    ['{"a": 1}\n}', "json", 2, 1],
-    ["{\n  a: 1,\n  b: ]\n}", "json5", 3, 6],
-    ["{\n  /* open\n}", "json5", 2, 3],
+Deno.test("malformed JSON is refused with the file, line, column and what was found", () => {
+  const cases: Array<[string, "json" | "json5", number, number, string]> = [
+    // Agents read these files with JSON.parse: no trailing commas, no comments, quoted keys.
+    ['{\n  "a": 1,\n}\n', "json", 3, 1, "unexpected '}'"],
+    ['{\n  // mine\n  "a": 1\n}\n', "json", 2, 3, "unexpected character '/'"],
+    ["{\n  a: 1\n}\n", "json", 2, 3, "unexpected character 'a'"],
+    ['{\n  "a": 1\n  "b": 2\n}', "json", 3, 3, "unexpected string"],
+    ['{\n  "a": }', "json", 2, 8, "unexpected '}'"],
+    ['{"a": "x', "json", 1, 9, "unexpected end of input"],
+    ['{"a": 1}\n}', "json", 2, 1, "unexpected '}'"],
+    ["{\n  a: 1,\n  b: ]\n}", "json5", 3, 6, "unexpected ']'"],
+    ['{\n  "a": "two\nlines"\n}', "json", 2, 12, "control character in a string (escape it)"],
+    ['{"a": "tab\there"}', "json", 1, 11, "control character in a string (escape it)"],
+    ["{a: 'two\nlines'}", "json5", 1, 9, "control character in a string (escape it)"],
+    // An unterminated comment is reported where the input ends.
+    ["{\n  /* open\n}", "json5", 3, 2, "unexpected end of input"],
   ];
-  for (const [text, flavor, line, column] of cases) {
+  for (const [text, flavor, line, column, reason] of cases) {
     assert.throws(() => parseJsonDocument(text, flavor, "/h/.claude.json"), (error: unknown) => {
       assert.ok(error instanceof VantageError, String(error));
       assert.equal(error.kind, "conflict");
-      assert.match(
+      assert.equal(
         error.message,
-        new RegExp(
-          `^/h/\\.claude\\.json:${line}:${column}: not valid JSON5? at line ${line}, column ${column}`,
-        ),
+        `/h/.claude.json:${line}:${column}: not valid ${flavor === "json" ? "JSON" : "JSON5"} ` +
+          `at line ${line}, column ${column} (${reason}); Vantage never overwrites a file it ` +
+          `cannot parse: fix that line (or move the file aside) and run the command again`,
         text,
       );
-      assert.match(error.message, /never overwrites/);
+      assert.deepEqual(error.details, { file: "/h/.claude.json", line, column });
       return true;
     });
   }

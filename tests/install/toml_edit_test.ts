@@ -4,10 +4,10 @@ import {
   readTomlTable,
   removeTomlTable,
   renderTomlTable,
-  scanToml,
   setTomlTable,
   tomlString,
 } from "../../src/install/toml_edit.ts";
+import { parseTomlDocument } from "../../src/install/toml_syntax.ts";
 
 const TABLE = ["mcp_servers", "vantage"];
 const BLOCK = renderTomlTable(TABLE, {
@@ -124,8 +124,11 @@ Deno.test("a file without a final newline, or with CRLF, still round-trips sensi
   const installed = setTomlTable(noNewline, "c", TABLE, BLOCK);
   assert.equal(installed, 'model = "x"\n\n' + BLOCK);
   assert.equal(removeTomlTable(installed, "c", TABLE), 'model = "x"\n');
-  const crlf = 'model = "x"\r\n';
-  assert.equal(removeTomlTable(setTomlTable(crlf, "c", TABLE, BLOCK), "c", TABLE), crlf);
+  const crlf = '# mine\r\nmodel = "x"\r\n';
+  const crlfInstalled = setTomlTable(crlf, "c", TABLE, BLOCK);
+  assert.equal(crlfInstalled, crlf + "\r\n" + BLOCK.replaceAll("\n", "\r\n"));
+  assert.equal(setTomlTable(crlfInstalled, "c", TABLE, BLOCK), crlfInstalled, "idempotent");
+  assert.equal(removeTomlTable(crlfInstalled, "c", TABLE), crlf);
 });
 
 Deno.test("Vantage defined inline or with dotted keys is refused, not duplicated", () => {
@@ -139,15 +142,15 @@ Deno.test("Vantage defined inline or with dotted keys is refused, not duplicated
   );
 });
 
-Deno.test("the scanner reads real TOML: multi-line strings and arrays, dates, numbers", () => {
+Deno.test("the parser reads real TOML: multi-line strings and arrays, dates, numbers", () => {
   const text = `title = """
 first [not a table]
 second"""
 literal = '''
 C:\\path'''
 dates = [1979-05-27T07:32:00Z, 1979-05-27 07:32:00, 07:32:00, 1979-05-27]
-numbers = [0xDEAD_BEEF, 0o755, 0b1101, 1_000, -3.5e2, inf, -nan, +7]
-"quoted key" = true
+numbers = [0xDEAD_BEEF, 0o755, 0b1101, 1_000, -3.5e2, inf, +7]
+"quoted key" = true # a comment
 a.b.c = 'dotted'
 nested = { x = 1, y = [1, 2], z = { w = "v" } }
 [[fruits]]
@@ -155,54 +158,80 @@ name = "apple"
 [[fruits]]
 name = "banana"
 `;
-  const statements = scanToml(text, "c.toml");
+  const { statements, value } = parseTomlDocument(text, "c.toml");
   assert.deepEqual(
-    statements.map((s) => s.kind),
+    statements.map((s) => [s.kind, s.line, s.path.join(".")]),
     [
-      "keyvalue",
-      "keyvalue",
-      "keyvalue",
-      "keyvalue",
-      "keyvalue",
-      "keyvalue",
-      "keyvalue",
-      "array_table",
-      "keyvalue",
-      "array_table",
-      "keyvalue",
+      ["keyvalue", 1, "title"],
+      ["keyvalue", 4, "literal"],
+      ["keyvalue", 6, "dates"],
+      ["keyvalue", 7, "numbers"],
+      ["keyvalue", 8, "quoted key"],
+      ["keyvalue", 9, "a.b.c"],
+      ["keyvalue", 10, "nested"],
+      ["array_table", 11, "fruits"],
+      ["keyvalue", 12, "name"],
+      ["array_table", 13, "fruits"],
+      ["keyvalue", 14, "name"],
     ],
   );
-  assert.equal(statements[0].value, "first [not a table]\nsecond");
-  assert.equal(statements[1].value, "C:\\path");
-  assert.deepEqual(statements[3].value, [0xdeadbeef, 0o755, 0b1101, 1000, -350, Infinity, NaN, 7]);
-  assert.deepEqual(statements[5].path, ["a", "b", "c"]);
-  assert.deepEqual(statements[6].value, { x: 1, y: [1, 2], z: { w: "v" } });
-  assert.equal(statements[7].line, 11);
+  // Statements are whole lines: a multi-line value and a trailing comment belong to theirs.
+  assert.equal(
+    text.slice(statements[0].start, statements[0].end),
+    'title = """\nfirst [not a table]\nsecond"""\n',
+  );
+  assert.equal(
+    text.slice(statements[4].start, statements[4].end),
+    '"quoted key" = true # a comment\n',
+  );
+  assert.deepEqual(statements[8].table, ["fruits"]);
+  assert.equal(value.title, "first [not a table]\nsecond");
+  assert.equal(value.literal, "C:\\path");
+  assert.deepEqual(value.numbers, [0xdeadbeef, 0o755, 0b1101, 1000, -350, Infinity, 7]);
+  assert.deepEqual(value.a, { b: { c: "dotted" } });
+  assert.deepEqual(value.nested, { x: 1, y: [1, 2], z: { w: "v" } });
+  assert.deepEqual(value.fruits, [{ name: "apple" }, { name: "banana" }]);
+  assert.equal((value.dates as Date[])[0].toISOString(), "1979-05-27T07:32:00.000Z");
 });
 
-Deno.test("obviously malformed TOML is refused with the file, line and column", () => {
-  const cases: Array<[string, number, number, RegExp]> = [
-    ['model = "gpt-5\n', 1, 9, /unterminated string/],
-    ["model gpt-5\n", 1, 7, /expected '=' after the key/],
-    ["a = 1\nmodel = gpt-5\n", 2, 9, /'gpt-5' is not a TOML value/],
-    ["a = 1\nb =\n", 2, 4, /missing value/],
-    ['[mcp_servers.x\ncommand = "y"\n', 1, 15, /expected '\]'/],
-    ["a = 1 2\n", 1, 7, /unexpected text after the value/],
-    ["args = [1, 2\nb = 3\n", 2, 1, /expected ',' or '\]' in the array opened at line 1/],
-    ["[a]\nx = 1\n[a]\ny = 2\n", 3, 1, /table \[a\] is defined twice/],
-    ["x = 1\nx = 2\n", 2, 1, /key 'x' is set twice/],
-    ['s = """never closed\n', 1, 5, /unterminated multi-line string/],
-    ['bad = "\\q"\n', 1, 8, /invalid escape/],
+Deno.test("a byte-order mark stays, and the table still goes in and out", () => {
+  const original = '\uFEFFmodel = "x"\n';
+  const installed = setTomlTable(original, "c", TABLE, BLOCK);
+  assert.equal(installed, original + "\n" + BLOCK);
+  assert.equal(removeTomlTable(installed, "c", TABLE), original);
+});
+
+Deno.test("malformed TOML is refused with the file, line, column and reason", () => {
+  const cases: Array<[string, number, number, string]> = [
+    ['model = "gpt-5\n', 1, 15, "unterminated string constant"],
+    ["model gpt-5\n", 1, 7, "expected equal (=) token"],
+    ["a = 1\nmodel = gpt-5\n", 2, 9, 'unexpected character "g"'],
+    ["a = 1\nb =\n", 2, 4, "unspecified values are invalid"],
+    [
+      '[mcp_servers.x\ncommand = "y"\n',
+      2,
+      1,
+      "the key, equals sign, and value must be on the same line",
+    ],
+    ["a = 1 2\n", 1, 7, "must be a newline"],
+    ["args = [1, 2\nb = 3\n", 2, 1, 'unexpected character "b"'],
+    ["[a]\nx = 1\n[a]\ny = 2\n", 3, 2, "defining a key multiple times is invalid"],
+    ["x = 1\nx = 2\n", 2, 1, "defining a key multiple times is invalid"],
+    ['bad = "\\q"\n', 1, 9, "invalid character in escape sequence"],
+    ['s = """never closed\n', 1, 20, "unterminated string constant"],
+    ['a = 1\r\nb = "\r\n', 2, 6, "unterminated string constant"],
   ];
   for (const [text, line, column, reason] of cases) {
-    assert.throws(() => scanToml(text, "/h/.codex/config.toml"), (error: unknown) => {
+    assert.throws(() => parseTomlDocument(text, "/h/.codex/config.toml"), (error: unknown) => {
       assert.ok(error instanceof VantageError, String(error));
-      assert.match(
+      assert.equal(error.kind, "conflict");
+      assert.equal(
         error.message,
-        new RegExp(`^/h/\\.codex/config\\.toml:${line}:${column}: not valid TOML`),
+        `/h/.codex/config.toml:${line}:${column}: not valid TOML at line ${line}, column ` +
+          `${column} (${reason}); Vantage never overwrites a file it cannot parse: fix that line ` +
+          `(or move the file aside) and run the command again`,
         text,
       );
-      assert.match(error.message, reason);
       return true;
     });
   }
