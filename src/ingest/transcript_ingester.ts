@@ -17,10 +17,10 @@ import {
   type TranscriptCursor,
   upsertSessionFacts,
 } from "../store/agent_writes.ts";
-import type { UsageInput } from "../store/agent_records.ts";
 import { readJsonlLines } from "./jsonl_reader.ts";
-import { costOf, type ModelPrice } from "./pricing.ts";
+import type { ModelPrice } from "./pricing.ts";
 import { createTranscriptParser } from "./transcript_parser.ts";
+import { callPrice } from "./usage_pricing.ts";
 import type {
   AgentName,
   JsonObject,
@@ -113,7 +113,6 @@ export async function ingestTranscriptFile(
     path,
     state: cursor === undefined ? undefined : JSON.parse(state.parser_state) as JsonObject,
   });
-  const price = (record: UsageInput): number => costOf(record, record.model, options.prices) ?? 0;
   for (;;) {
     const read = await readJsonlLines(path, state.byte_offset, {
       maxBytes: options.batchBytes ?? 4 * 1024 * 1024,
@@ -143,7 +142,7 @@ export async function ingestTranscriptFile(
     transaction(db, () => {
       for (const session of sessions) upsertSessionFacts(db, session, path);
       counts.messages += insertMessages(db, messages);
-      counts.usage += insertUsage(db, usage, price);
+      counts.usage += insertUsage(db, usage, (record) => callPrice(record, options.prices));
       saveTranscriptCursor(db, state, now());
     });
     for (const m of messages) counts.sessions.add(m.session_id);

@@ -17,7 +17,7 @@ export interface SessionRow {
   cwd: string | null;
   /** Project root. */
   project: string | null;
-  /** Start, ms. */
+  /** Start, ms; 0 when no record of the session had a time. */
   started_at: number;
   /** Last activity, ms. */
   last_activity_at: number;
@@ -49,8 +49,10 @@ export interface SessionRow {
   cache_write_tokens: number;
   /** Reasoning tokens. */
   reasoning_tokens: number;
-  /** Cost, USD. */
+  /** Cost of the priced calls, USD. */
   cost_usd: number;
+  /** Model calls no price fits (not in `cost_usd`). */
+  unpriced_calls: number;
   /** Tokens the model saw on its latest call. */
   context_tokens: number | null;
   /** Model context window, when reported. */
@@ -61,7 +63,7 @@ const SESSION_COLUMNS =
   `session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
   title, parent_session_id, transcript_path, has_hooks, event_count, message_count, tool_calls,
   input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd,
-  context_tokens, context_window`;
+  unpriced_calls, context_tokens, context_window`;
 
 /** One session by exact id. */
 export function getSession(db: DatabaseSync, sessionId: string): SessionRow | undefined {

@@ -13,6 +13,7 @@ import {
   agentContext,
   agentSourceSchema,
   clamp,
+  durationMin,
   READ_ONLY,
   resolveAgentFilter,
   resolveProject,
@@ -35,7 +36,7 @@ export const listedSessionSchema = sessionSummarySchema.extend({
     cache_read: z.number().int(),
     cache_write: z.number().int(),
   }),
-  duration_min: z.number(),
+  duration_min: z.number().nullable().describe("null when the session's start is not known"),
 });
 
 /** The `agent.list_sessions` operation. */
@@ -108,7 +109,7 @@ export const listSessionsOperation: Operation = defineOperation({
           cache_read: row.cache_read_tokens,
           cache_write: row.cache_write_tokens,
         },
-        duration_min: Math.round((row.last_activity_at - row.started_at) / 6000) / 10,
+        duration_min: durationMin(row.started_at, row.last_activity_at),
       };
       if (row.git_branch !== null) entry.git_branch = row.git_branch;
       if (row.parent_session_id !== null) entry.parent_session_id = row.parent_session_id;

@@ -21,8 +21,9 @@ import {
 } from "../../store/dashboard_reads.ts";
 import { OperationFailure } from "../../core/errors.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { agentContext, clamp, cutText, iso, READ_ONLY } from "./common.ts";
+import { agentContext, clamp, cutText, durationMin, iso, READ_ONLY } from "./common.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
+import { sessionSince } from "./state_builders.ts";
 
 /** Tool names that change files (every agent's spelling). */
 const EDIT_TOOLS =
@@ -51,6 +52,7 @@ const usagePointSchema = z.object({
   cache_read_tokens: z.number(),
   cache_write_tokens: z.number(),
   cost_usd: z.number(),
+  unpriced: z.boolean().optional().describe("true when no price fits the call's model"),
   cache_hit_pct: z.number(),
 });
 
@@ -68,8 +70,11 @@ export const sessionTimelineOperation: Operation = defineOperation({
     ),
   }),
   output: z.object({
-    session: sessionSummarySchema.extend({ project: z.string(), duration_min: z.number() }),
-    started_at: z.number(),
+    session: sessionSummarySchema.extend({
+      project: z.string(),
+      duration_min: z.number().nullable(),
+    }),
+    started_at: z.number().nullable().describe("Epoch ms; null when the start is not known"),
     ended_at: z.number(),
     items: z.array(itemSchema),
     usage: z.array(usagePointSchema),
@@ -118,7 +123,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
           ctx.db,
           project,
           session.session_id,
-          session.started_at,
+          sessionSince(session),
           200,
         )
       ) {
@@ -151,7 +156,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
     const builds = buildRunsBetween(
       ctx.db,
       project === "" ? null : project,
-      session.started_at - 60_000,
+      sessionSince(session) - 60_000,
       session.last_activity_at + 60_000,
       200,
     );
@@ -187,6 +192,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
           : Math.round((u.cache_read_tokens / inputSide) * 1000) / 10,
       };
       if (u.model !== null) point.model = u.model;
+      if (u.priced === 0) point.unpriced = true;
       return point;
     });
     const tools = items.filter((i) => i.kind === "tool");
@@ -194,9 +200,9 @@ export const sessionTimelineOperation: Operation = defineOperation({
       session: {
         ...summarizeSession(session, ctx.now),
         project,
-        duration_min: Math.round((session.last_activity_at - session.started_at) / 6000) / 10,
+        duration_min: durationMin(session.started_at, session.last_activity_at),
       },
-      started_at: session.started_at,
+      started_at: session.started_at > 0 ? session.started_at : null,
       ended_at: session.last_activity_at,
       items,
       usage,
