@@ -185,7 +185,12 @@ class ClaudeCodeParser implements TranscriptParser {
     const recordSession = subagentId !== undefined
       ? tracker.facts.parent_session_id ?? sessionId
       : tracker.sessionId ?? sessionId;
-    tracker.started(lineTs);
+    // A line copied from another session (a resumed or forked transcript repeats earlier
+    // answers with their own session id and time) says nothing about when this one started.
+    const ownSession = subagentId !== undefined
+      ? tracker.facts.parent_session_id
+      : tracker.sessionId;
+    if (lineSession === undefined || lineSession === ownSession) tracker.started(lineTs);
     tracker.learn({ cwd: s.cwd, git_branch: str(obj.gitBranch) });
 
     switch (type) {

@@ -169,8 +169,9 @@ export function durationMin(start: number, end: number): number | null {
   return Math.round(Math.max(0, end - start) / 6000) / 10;
 }
 
-/** "3m ago", "2h ago", "5d ago". */
+/** "3m ago", "2h ago", "5d ago"; "unknown" for a time that is not known (0). */
 export function ago(ms: number, now: number): string {
+  if (ms <= 0) return "unknown";
   const seconds = Math.max(0, Math.round((now - ms) / 1000));
   if (seconds < 60) return `${seconds}s ago`;
   const minutes = Math.round(seconds / 60);

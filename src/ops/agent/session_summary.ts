@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { SessionRow } from "../../store/agent_reads.ts";
-import { ago, iso, isoOrNull } from "./common.ts";
+import { ago, isoOrNull } from "./common.ts";
 
 /** Schema of one session entry. */
 export const sessionSummarySchema = z.object({
@@ -18,7 +18,7 @@ export const sessionSummarySchema = z.object({
   started_at: z.string().nullable().describe(
     "The session's earliest recorded time; null when none of its records had one",
   ),
-  last_activity_at: z.string(),
+  last_activity_at: z.string().nullable().describe("null when none of its records had a time"),
   last_activity_ago: z.string(),
   message_count: z.number().int(),
   total_tokens: z.number().int(),
@@ -38,7 +38,7 @@ export function summarizeSession(session: SessionRow, now: number): SessionSumma
     agent_source: session.agent,
     cwd: session.cwd ?? session.project ?? "",
     started_at: isoOrNull(session.started_at),
-    last_activity_at: iso(session.last_activity_at),
+    last_activity_at: isoOrNull(session.last_activity_at),
     last_activity_ago: ago(session.last_activity_at, now),
     message_count: session.message_count,
     total_tokens: session.input_tokens + session.output_tokens + session.cache_read_tokens +

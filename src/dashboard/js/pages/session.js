@@ -12,6 +12,7 @@ import {
   card,
   clock,
   compact,
+  cost,
   debounce,
   duration,
   empty,
@@ -20,7 +21,6 @@ import {
   mount,
   severityBadge,
   shortId,
-  usd,
   when,
 } from "../dom.js";
 
@@ -65,11 +65,11 @@ function header(timeline) {
       { class: "facts" },
       fact("Project", h("span", { title: s.project }, baseName(s.project) || "–")),
       fact("Started", h("span", { title: s.started_at }, when(s.started_at))),
-      fact("Duration", `${s.duration_min} min`),
+      fact("Duration", s.duration_min === null ? "unknown" : `${s.duration_min} min`),
       fact("Messages", compact(s.message_count)),
       fact("Tool calls", `${c.tool_calls}${c.tool_failures ? ` (${c.tool_failures} failed)` : ""}`),
       fact("Tokens", compact(s.total_tokens)),
-      fact("Cost", usd(s.cost_usd)),
+      fact("Cost", cost(s.cost_usd, s.unpriced_calls)),
       fact("Anomalies", String(c.anomalies)),
     ),
   );

@@ -7,6 +7,7 @@ import {
   agentBadge,
   baseName,
   compact,
+  cost,
   debounce,
   empty,
   failure,
@@ -14,7 +15,6 @@ import {
   mount,
   shortId,
   table,
-  usd,
 } from "../dom.js";
 
 const AGENTS = [["", "All agents"], ["claude_code", "Claude Code"], ["codex", "Codex"], [
@@ -110,11 +110,15 @@ export function sessionRows(sessions) {
         label: "Last active",
         cell: (s) => h("span", { title: s.last_activity_at }, s.last_activity_ago),
       },
-      { label: "Duration", cell: (s) => `${s.duration_min} min`, numeric: true },
+      {
+        label: "Duration",
+        cell: (s) => s.duration_min === null ? "unknown" : `${s.duration_min} min`,
+        numeric: true,
+      },
       { label: "Messages", cell: (s) => compact(s.message_count), numeric: true },
       { label: "Tool calls", cell: (s) => compact(s.tool_calls), numeric: true },
       { label: "Tokens", cell: (s) => compact(s.total_tokens), numeric: true },
-      { label: "Cost", cell: (s) => usd(s.cost_usd), numeric: true },
+      { label: "Cost", cell: (s) => cost(s.cost_usd, s.unpriced_calls), numeric: true },
       {
         label: "Anomalies",
         cell: (s) =>
