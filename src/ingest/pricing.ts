@@ -148,11 +148,24 @@ function compareVersions(a: readonly number[], b: readonly number[]): number {
 
 type Table = Readonly<Record<string, ModelPrice>>;
 
+const NO_OVERRIDES: Table = Object.freeze({});
+
+// A table's keys normalized once (tables are not changed after they are loaded).
+const normalizedKeys = new WeakMap<Table, Array<[normalized: string, key: string]>>();
+
+function keysOf(table: Table): Array<[string, string]> {
+  let keys = normalizedKeys.get(table);
+  if (keys === undefined) {
+    keys = Object.keys(table).map((key) => [normalizeModelId(key), key]);
+    normalizedKeys.set(table, keys);
+  }
+  return keys;
+}
+
 function longestPrefix(id: string, table: Table): string | undefined {
   let best: string | undefined;
   let bestLength = -1;
-  for (const key of Object.keys(table)) {
-    const normalized = normalizeModelId(key);
+  for (const [normalized, key] of keysOf(table)) {
     if (matches(id, normalized) && normalized.length > bestLength) {
       best = key;
       bestLength = normalized.length;
@@ -169,8 +182,9 @@ function familyFallback(
   if (target === undefined) return undefined;
   let best: { match: PriceMatch; version: number[] } | undefined;
   for (const [table, name] of tables) {
-    for (const [key, price] of Object.entries(table)) {
-      const candidate = versioned(normalizeModelId(key));
+    for (const [normalized, key] of keysOf(table)) {
+      const price = table[key];
+      const candidate = versioned(normalized);
       if (candidate === undefined || candidate.family !== target.family) continue;
       // Only within one major version: prices change between generations.
       if (candidate.version[0] !== target.version[0]) continue;
@@ -195,7 +209,26 @@ function familyFallback(
  * matchPrice("my-local-llama");            // undefined
  * ```
  */
-export function matchPrice(model: string, overrides: Table = {}): PriceMatch | undefined {
+export function matchPrice(
+  model: string,
+  overrides: Table = NO_OVERRIDES,
+): PriceMatch | undefined {
+  // Every call of a transcript asks for the same few models: answers are kept per overrides.
+  let cache = matches_.get(overrides);
+  if (cache === undefined) {
+    cache = new Map();
+    matches_.set(overrides, cache);
+  }
+  if (cache.has(model)) return cache.get(model);
+  const match = findPrice(model, overrides);
+  if (cache.size >= 1024) cache.clear();
+  cache.set(model, match);
+  return match;
+}
+
+const matches_ = new WeakMap<Table, Map<string, PriceMatch | undefined>>();
+
+function findPrice(model: string, overrides: Table): PriceMatch | undefined {
   const id = normalizeModelId(model);
   if (id === "") return undefined;
   for (const [table, name] of [[overrides, "override"], [DEFAULT_PRICES, "default"]] as const) {
@@ -214,7 +247,10 @@ export function matchPrice(model: string, overrides: Table = {}): PriceMatch | u
  * priceFor("my-local-llama");                     // undefined
  * ```
  */
-export function priceFor(model: string, overrides: Table = {}): ModelPrice | undefined {
+export function priceFor(
+  model: string,
+  overrides: Table = NO_OVERRIDES,
+): ModelPrice | undefined {
   return matchPrice(model, overrides)?.price;
 }
 

@@ -4,9 +4,10 @@
  * again from the start without it. Real node:sqlite, real files, the real ingester.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestTranscriptFile } from "../../src/ingest/transcript_ingester.ts";
+import { TranscriptTailer } from "../../src/ingest/transcript_tailer.ts";
 import { syncStoredPrices } from "../../src/ingest/usage_pricing.ts";
 import { type DatabaseSync, openDatabase } from "../../src/store/database.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
@@ -159,6 +160,33 @@ Deno.test("usage merge: a message split across tail reads and a restart ends at 
     await ingestTranscriptFile(db, file, "claude_code");
     const row = sessionRow(db);
     assert.equal(row.output_tokens, FINAL.output + 50);
+  });
+});
+
+Deno.test("usage merge: the live tailer moves a call to its final figures as lines arrive", async () => {
+  await withStore(async (db, _file, dir) => {
+    const folder = join(dir, ".claude", "projects", "-p");
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `${SESSION}.jsonl`);
+    writeFileSync(file, ALL.slice(0, 2).join("\n") + "\n");
+    const tailer = new TranscriptTailer(db, { home: dir, debounceMs: 10, rootCheckMs: 60_000 });
+    try {
+      await tailer.start();
+      const output = () =>
+        (db.prepare("SELECT output_tokens FROM usage WHERE usage_key = 'msg_a:req_a'").get() as {
+          output_tokens: number;
+        }).output_tokens;
+      assert.equal(output(), 10, "the first line's partial count, until the rest arrives");
+      for (let i = 2; i < ALL.length; i++) {
+        appendFileSync(file, ALL[i] + "\n");
+        tailer.notice(file);
+        await tailer.idle();
+        if (i === 3) assert.equal(output(), 299, "the call's last line brings its final count");
+      }
+      assertFinal(db, "tailed");
+    } finally {
+      await tailer.stop();
+    }
   });
 });
 
