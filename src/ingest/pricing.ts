@@ -292,7 +292,10 @@ export function priceCall(
   let tokens = usage.input_tokens * rates.input + usage.output_tokens * rates.output +
     usage.cache_read_tokens * rates.cache_read + fiveMinute * rates.cache_write +
     oneHour * (rates.cache_write_1h ?? rates.cache_write);
-  if (usage.speed === "fast" && price.fast !== undefined) tokens *= price.fast;
+  // Fast mode is stated in the usage (Claude Code) or in the model's name (`…-fast`, as
+  // Copilot and some proxies report it).
+  const fast = usage.speed === "fast" || /-fast$/.test(normalizeModelId(model));
+  if (fast && price.fast !== undefined) tokens *= price.fast;
   if (usage.inference_geo === "us" && price.us_only !== undefined) tokens *= price.us_only;
   if (usage.service_tier !== undefined && HALF_PRICE_TIERS.has(usage.service_tier)) tokens *= 0.5;
   const searches = (usage.web_search_requests ?? 0) * (price.web_search_per_1k ?? 0) / 1000;

@@ -93,6 +93,7 @@ Deno.test("1-hour cache writes, long prompts, fast mode, US-only, batch and web 
   assert.equal(costOf({ ...input, speed: "fast" }, "claude-opus-4-6"), 30);
   assert.equal(costOf({ ...input, speed: "fast" }, "claude-opus-4-8"), 10);
   assert.equal(costOf({ ...input, speed: "standard" }, "claude-opus-4-6"), 5);
+  assert.equal(costOf(input, "claude-opus-4.6-fast"), 30, "fast mode named in the model id");
   assert.equal(costOf({ ...input, inference_geo: "us" }, "claude-opus-4-6"), 5.5);
   assert.equal(costOf({ ...input, inference_geo: "global" }, "claude-opus-4-6"), 5);
   assert.equal(costOf({ ...input, service_tier: "batch" }, "claude-sonnet-4-6"), 1.5);
