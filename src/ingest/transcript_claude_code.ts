@@ -360,7 +360,7 @@ class ClaudeCodeParser implements TranscriptParser {
       input_tokens: count(usage.input_tokens),
       output_tokens: count(usage.output_tokens),
       cache_read_tokens: count(usage.cache_read_input_tokens),
-      // Older lines name only the split: the total is at least its sum.
+      // The total covers both lifetimes; should a line's total lag its split, the split wins.
       cache_write_tokens: Math.max(
         writes,
         count(split.ephemeral_5m_input_tokens) + count(split.ephemeral_1h_input_tokens),
