@@ -480,8 +480,8 @@ export function insertUsage(
 
 /**
  * Prices every stored call again with `priceOf` (after the price table or the user's
- * overrides changed) and sets each session's cost and unpriced-call count from its calls.
- * Answers how many calls changed cost or priced state.
+ * overrides changed) and moves each session's cost and unpriced-call count by the difference,
+ * through the same session upsert as new calls. Answers how many calls changed.
  */
 export function repriceUsage(
   db: DatabaseSync,
@@ -497,6 +497,7 @@ export function repriceUsage(
       FROM usage WHERE rowid > ? ORDER BY rowid LIMIT 2000
     `);
     const update = db.prepare("UPDATE usage SET cost_usd = ?, priced = ? WHERE usage_key = ?");
+    const deltas = new Map<string, SessionDelta>();
     let changed = 0;
     let after = 0;
     for (;;) {
@@ -511,16 +512,14 @@ export function repriceUsage(
         const priced = price.priced ? 1 : 0;
         if (cost === row.cost_usd && priced === row.priced) continue;
         update.run(cost, priced, row.usage_key);
+        // Time 0: a repricing says nothing about when the session ran.
+        const delta = deltaFor(deltas, row.session_id, row.agent, 0);
+        delta.cost += cost - row.cost_usd;
+        delta.unpriced += row.priced - priced;
         changed++;
       }
     }
-    if (changed > 0) {
-      db.exec(`
-        UPDATE sessions SET
-          cost_usd = coalesce((SELECT sum(cost_usd) FROM usage u WHERE u.session_id = sessions.session_id), 0),
-          unpriced_calls = coalesce((SELECT sum(1 - priced) FROM usage u WHERE u.session_id = sessions.session_id), 0)
-      `);
-    }
+    applyDeltas(db, deltas);
     return changed;
   });
 }
