@@ -48,6 +48,8 @@ export interface CallUsage extends TokenCounts {
   speed?: string;
   /** `us` when the call asked for US-only inference. */
   inference_geo?: string;
+  /** How many calls the counts sum (Copilot's per-model totals); absent = one. */
+  calls?: number;
 }
 
 /** How a model id found its price. */
@@ -257,12 +259,15 @@ export function priceFor(
 // Service tiers billed at half price (Anthropic's Message Batches, OpenAI's Batch and Flex).
 const HALF_PRICE_TIERS = new Set(["batch", "flex"]);
 
-/** The rates a call pays: the long-context tier when its prompt is above the threshold. */
+/**
+ * The rates a call pays: the long-context tier when its prompt is above the threshold. For a
+ * record summing several calls, the average prompt decides (the calls' own sizes are gone).
+ */
 function ratesFor(price: ModelPrice, usage: CallUsage): PriceRates {
   const long = price.long_context;
   if (long === undefined) return price;
   const prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-  return prompt > long.above ? long : price;
+  return prompt / Math.max(1, usage.calls ?? 1) > long.above ? long : price;
 }
 
 /**

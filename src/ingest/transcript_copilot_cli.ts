@@ -223,6 +223,7 @@ class CopilotCliParser extends CommonStateParser {
       if (!isRecord(metric)) continue;
       const usage = isRecord(metric.usage) ? metric.usage : undefined;
       if (usage === undefined) continue;
+      const requests = isRecord(metric.requests) ? count(metric.requests.count) : 0;
       out.usage.push({
         agent: "copilot_cli",
         session_id: sessionId,
@@ -234,6 +235,8 @@ class CopilotCliParser extends CommonStateParser {
         cache_read_tokens: count(usage.cacheReadTokens),
         cache_write_tokens: count(usage.cacheWriteTokens),
         reasoning_tokens: count(usage.reasoningTokens),
+        // The totals of every request to this model: priced and counted as that many calls.
+        ...(requests > 1 ? { calls: requests } : {}),
       });
     }
   }

@@ -235,6 +235,11 @@ export interface UsageRecord {
   speed?: string;
   /** Where inference ran when the call asked (`us` is billed at a multiple). */
   inference_geo?: string;
+  /**
+   * How many model calls the record sums, when it sums several (Copilot CLI reports totals per
+   * model at shutdown); absent = one.
+   */
+  calls?: number;
   /** Model context window when the agent reports it. */
   context_window?: number;
   /** Cost the agent itself reported, when it reports one (OpenClaw). */

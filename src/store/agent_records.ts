@@ -132,6 +132,8 @@ export interface UsageInput {
   speed?: string;
   /** Inference region, when stated. */
   inference_geo?: string;
+  /** Model calls the record sums (absent = one). */
+  calls?: number;
   /** Context window, when reported. */
   context_window?: number;
   /** Cost the agent itself reported (OpenClaw). */

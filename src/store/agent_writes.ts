@@ -301,6 +301,7 @@ interface StoredUsage {
   inference_geo: string | null;
   context_window: number | null;
   reported_cost_usd: number | null;
+  calls: number;
   cost_usd: number;
   priced: number;
 }
@@ -313,6 +314,7 @@ const MERGED_COUNTS = [
   "cache_write_1h_tokens",
   "reasoning_tokens",
   "web_search_requests",
+  "calls",
 ] as const;
 
 function asInput(row: StoredUsage, key: string): UsageInput {
@@ -328,6 +330,7 @@ function asInput(row: StoredUsage, key: string): UsageInput {
     cache_write_1h_tokens: row.cache_write_1h_tokens,
     reasoning_tokens: row.reasoning_tokens,
     web_search_requests: row.web_search_requests,
+    calls: row.calls,
   };
   if (row.model !== null) input.model = row.model;
   if (row.service_tier !== null) input.service_tier = row.service_tier;
@@ -356,6 +359,7 @@ function stored(u: UsageInput, price: CallPrice): StoredUsage {
     inference_geo: u.inference_geo ?? null,
     context_window: u.context_window ?? null,
     reported_cost_usd: u.reported_cost_usd ?? null,
+    calls: u.calls ?? 1,
     cost_usd: price.priced ? price.usd : 0,
     priced: price.priced ? 1 : 0,
   };
@@ -410,22 +414,23 @@ export function insertUsage(
     const find = db.prepare(`
       SELECT session_id, agent, ts, model, input_tokens, output_tokens, cache_read_tokens,
         cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, web_search_requests,
-        service_tier, speed, inference_geo, context_window, reported_cost_usd, cost_usd, priced
+        service_tier, speed, inference_geo, context_window, reported_cost_usd, calls, cost_usd,
+        priced
       FROM usage WHERE usage_key = ?
     `);
     const insert = db.prepare(`
       INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
         cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
         web_search_requests, service_tier, speed, inference_geo, context_window,
-        reported_cost_usd, cost_usd, priced, usage_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        reported_cost_usd, calls, cost_usd, priced, usage_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     `);
     // The call keeps its session, agent and time; only what the merge can change is written.
     const update = db.prepare(`
       UPDATE usage SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
         cache_write_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?,
         web_search_requests = ?, service_tier = ?, speed = ?, inference_geo = ?,
-        context_window = ?, reported_cost_usd = ?, cost_usd = ?, priced = ?
+        context_window = ?, reported_cost_usd = ?, calls = ?, cost_usd = ?, priced = ?
       WHERE usage_key = ?
     `);
     const deltas = new Map<string, SessionDelta>();
@@ -449,6 +454,7 @@ export function insertUsage(
         row.inference_geo,
         row.context_window,
         row.reported_cost_usd,
+        row.calls,
         row.cost_usd,
         row.priced,
         u.usage_key,
@@ -463,8 +469,8 @@ export function insertUsage(
       delta.cacheWrite += row.cache_write_tokens - (old?.cache_write_tokens ?? 0);
       delta.reasoning += row.reasoning_tokens - (old?.reasoning_tokens ?? 0);
       delta.cost += row.cost_usd - (old?.cost_usd ?? 0);
-      delta.unpriced += (row.priced === 0 ? 1 : 0) -
-        (old !== undefined && old.priced === 0 ? 1 : 0);
+      delta.unpriced += (row.priced === 0 ? row.calls : 0) -
+        (old !== undefined && old.priced === 0 ? old.calls : 0);
       if (row.model !== null) delta.model = row.model;
       if (row.context_window !== null) delta.contextWindow = row.context_window;
       if (row.ts >= delta.contextAt) {
@@ -493,7 +499,7 @@ export function repriceUsage(
       SELECT rowid, usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
         cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
         web_search_requests, service_tier, speed, inference_geo, context_window,
-        reported_cost_usd, cost_usd, priced
+        reported_cost_usd, calls, cost_usd, priced
       FROM usage WHERE rowid > ? ORDER BY rowid LIMIT 2000
     `);
     const update = db.prepare("UPDATE usage SET cost_usd = ?, priced = ? WHERE usage_key = ?");
@@ -515,7 +521,7 @@ export function repriceUsage(
         // Time 0: a repricing says nothing about when the session ran.
         const delta = deltaFor(deltas, row.session_id, row.agent, 0);
         delta.cost += cost - row.cost_usd;
-        delta.unpriced += row.priced - priced;
+        delta.unpriced += (row.priced - priced) * row.calls;
         changed++;
       }
     }

@@ -154,7 +154,7 @@ export function usageBuckets(
     `SELECT (ts / CAST(? AS INTEGER)) * CAST(? AS INTEGER) AS bucket, ${key} AS series_key,
        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
        sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
-       sum(cost_usd) AS cost_usd, count(*) AS calls, sum(1 - priced) AS unpriced_calls
+       sum(cost_usd) AS cost_usd, sum(calls) AS calls, sum((1 - priced) * calls) AS unpriced_calls
      FROM usage WHERE ts >= ? AND ts < ? ${agentFilter}
      GROUP BY bucket, series_key ORDER BY bucket`,
   ).all(...params) as unknown as UsageBucketRow[];
@@ -189,8 +189,8 @@ export function usageTotals(
     `SELECT coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
        coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
        coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
-       coalesce(sum(cost_usd), 0) AS cost_usd, count(*) AS calls,
-       coalesce(sum(1 - priced), 0) AS unpriced_calls
+       coalesce(sum(cost_usd), 0) AS cost_usd, coalesce(sum(calls), 0) AS calls,
+       coalesce(sum((1 - priced) * calls), 0) AS unpriced_calls
      FROM usage WHERE ts >= ? AND ts < ?`,
   ).get(since, until) as never;
 }
@@ -203,7 +203,7 @@ export function unpricedModels(
   limit: number,
 ): Array<{ model: string; calls: number }> {
   return db.prepare(
-    `SELECT coalesce(model, 'unknown') AS model, count(*) AS calls FROM usage
+    `SELECT coalesce(model, 'unknown') AS model, sum(calls) AS calls FROM usage
      WHERE ts >= ? AND ts < ? AND priced = 0 GROUP BY model ORDER BY calls DESC LIMIT ?`,
   ).all(since, until, limit) as never;
 }

@@ -462,6 +462,8 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage ADD COLUMN speed TEXT;
       ALTER TABLE usage ADD COLUMN inference_geo TEXT;
       ALTER TABLE usage ADD COLUMN reported_cost_usd REAL;
+      -- A row may sum several calls (Copilot CLI reports totals per model).
+      ALTER TABLE usage ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
       -- 0: no price fits the model; its cost_usd is 0 and means "unpriced", not free.
       ALTER TABLE usage ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE sessions ADD COLUMN unpriced_calls INTEGER NOT NULL DEFAULT 0;
@@ -469,7 +471,7 @@ export const MIGRATIONS: readonly Migration[] = [
       WHERE cost_usd = 0 AND input_tokens + output_tokens + cache_read_tokens + cache_write_tokens > 0;
       UPDATE sessions SET unpriced_calls = (
         SELECT count(*) FROM usage u WHERE u.session_id = sessions.session_id AND u.priced = 0
-      );
+      ) WHERE session_id IN (SELECT session_id FROM usage WHERE priced = 0);
 
       -- Records read before their file showed a time were stored at 0 (1970): they take their
       -- session's earliest real time, and a session without one keeps 0, read as "unknown".

@@ -94,6 +94,10 @@ Deno.test("1-hour cache writes, long prompts, fast mode, US-only, batch and web 
   assert.equal(costOf({ ...input, speed: "fast" }, "claude-opus-4-8"), 10);
   assert.equal(costOf({ ...input, speed: "standard" }, "claude-opus-4-6"), 5);
   assert.equal(costOf(input, "claude-opus-4.6-fast"), 30, "fast mode named in the model id");
+  // A record summing 10 calls (Copilot's totals): the average prompt decides the tier.
+  const summed = { ...NONE, input_tokens: 1_500_000, calls: 10 };
+  assert.equal(costOf(summed, "claude-sonnet-4-5"), 4.5);
+  assert.equal(costOf({ ...summed, calls: 5 }, "claude-sonnet-4-5"), 9);
   assert.equal(costOf({ ...input, inference_geo: "us" }, "claude-opus-4-6"), 5.5);
   assert.equal(costOf({ ...input, inference_geo: "global" }, "claude-opus-4-6"), 5);
   assert.equal(costOf({ ...input, service_tier: "batch" }, "claude-sonnet-4-6"), 1.5);

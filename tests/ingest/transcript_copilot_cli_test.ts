@@ -39,10 +39,14 @@ Deno.test("copilot_cli fixture: messages, tool calls and shutdown usage", async 
   assert.deepEqual(results.map((m) => m.is_error === true), [false, true, false]);
   assert.match(results[1].text, /does not exist/);
 
-  assert.deepEqual(totals.usage.map((u) => [u.model, u.input_tokens, u.output_tokens]), [
-    ["claude-sonnet-4.5", 18200, 410],
-    ["gpt-5-mini", 1500, 20],
-  ]);
+  // Per-model totals of the process: the record says how many requests it sums.
+  assert.deepEqual(
+    totals.usage.map((u) => [u.model, u.input_tokens, u.output_tokens, u.calls ?? 1]),
+    [
+      ["claude-sonnet-4.5", 18200, 410, 4],
+      ["gpt-5-mini", 1500, 20, 1],
+    ],
+  );
   assert.deepEqual(totals.tokens, {
     input: 19700,
     output: 430,
