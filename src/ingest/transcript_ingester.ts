@@ -142,7 +142,11 @@ export async function ingestTranscriptFile(
     transaction(db, () => {
       for (const session of sessions) upsertSessionFacts(db, session, path);
       counts.messages += insertMessages(db, messages);
-      counts.usage += insertUsage(db, usage, (record) => callPrice(record, options.prices));
+      counts.usage += insertUsage(
+        db,
+        latestPerCall(usage),
+        (record) => callPrice(record, options.prices),
+      );
       saveTranscriptCursor(db, state, now());
     });
     for (const m of messages) counts.sessions.add(m.session_id);
@@ -155,4 +159,41 @@ export async function ingestTranscriptFile(
     if (read.done) break;
   }
   return counts;
+}
+
+// The counts of a call that only grow while it streams (see `call_usage.ts`).
+const GROWING = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "cache_write_1h_tokens",
+  "reasoning_tokens",
+  "web_search_requests",
+  "calls",
+] as const;
+
+/**
+ * One record per call of a batch, so the store writes each call once instead of once per
+ * line: a parser reports a call again as its figures grow, and the records of a key merge into
+ * the largest value of each count, the latest stated attributes and the time of the first
+ * (when the call began), as the store would merge them.
+ */
+function latestPerCall(records: readonly UsageRecord[]): UsageRecord[] {
+  if (records.length < 2) return records as UsageRecord[];
+  const calls = new Map<string, UsageRecord>();
+  for (const record of records) {
+    const first = calls.get(record.usage_key);
+    if (first === undefined) {
+      calls.set(record.usage_key, record);
+      continue;
+    }
+    const merged: UsageRecord = { ...first, ...record, ts: first.ts };
+    for (const field of GROWING) {
+      const value = Math.max(first[field] ?? 0, record[field] ?? 0);
+      if (value > 0) merged[field] = value;
+    }
+    calls.set(record.usage_key, merged);
+  }
+  return [...calls.values()];
 }

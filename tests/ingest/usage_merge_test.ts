@@ -163,6 +163,27 @@ Deno.test("usage merge: a message split across tail reads and a restart ends at 
   });
 });
 
+Deno.test("usage merge: an old partial line repeated much later does not lower a call", async () => {
+  await withStore(async (db, file) => {
+    // 150 calls in between push the call out of the parser's window of recent calls, so the
+    // repeated partial line is reported again; in the same batch or the store, the larger wins.
+    const between = Array.from({ length: 150 }, (_, i) =>
+      callLines({
+        id: `x${i}`,
+        model: "claude-sonnet-4-6",
+        outputs: [1],
+        at: "2026-11-20T10:05:00.000Z",
+      })[0]);
+    const repeated = callLines(CALLS[0])[0];
+    writeFileSync(file, [...ALL, ...between, repeated].join("\n") + "\n");
+    await ingestTranscriptFile(db, file, "claude_code");
+    const row = db.prepare("SELECT output_tokens FROM usage WHERE usage_key = 'msg_a:req_a'")
+      .get() as { output_tokens: number };
+    assert.equal(row.output_tokens, 299);
+    assert.equal(sessionRow(db).output_tokens, FINAL.output + 150);
+  });
+});
+
 Deno.test("usage merge: the live tailer moves a call to its final figures as lines arrive", async () => {
   await withStore(async (db, _file, dir) => {
     const folder = join(dir, ".claude", "projects", "-p");
