@@ -217,7 +217,7 @@ async function benchBackfill(totalMb: number): Promise<void> {
     ],
   ]);
   console.log(
-    `stored ${report.messages} messages, ${report.usage_records} usage records — target above 30 MB/s`,
+    `stored ${report.messages} messages, ${report.usage_records} usage records — target above 50 MB/s`,
   );
   console.log(
     `serve peak resident memory (VmHWM) while tailing the same corpus: ${
