@@ -2,7 +2,9 @@
  * Ingestion benchmarks: hook round trip as the agent sees it (beside curl
  * posting the same payload), backfill throughput and the server's peak
  * memory on a generated 200 MB corpus (beside a plain read-and-parse of the
- * same bytes), and `search_sessions` latency over one million messages for
+ * same bytes), the daily tokens-and-cost report on that store (beside
+ * `ccusage daily --offline --json` on the same transcripts, when ccusage is
+ * installed), and `search_sessions` latency over one million messages for
  * rare and very common words (beside FTS5's own BM25 ranking).
  */
 import { join } from "node:path";
@@ -16,6 +18,7 @@ import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { vantageServices } from "../../src/ops/runtime.ts";
 import { prng, writeClaudeTranscript, ZipfVocabulary } from "../lib/claude_corpus.ts";
+import { ccusageBinary } from "../../tests/helpers/agent_clients.ts";
 import { denoDir, MAIN, startServe } from "./serve_process.ts";
 import { benchRedaction } from "./redaction.ts";
 import { median, percentile, printTable } from "./stats.ts";
@@ -127,17 +130,23 @@ async function benchBackfill(totalMb: number): Promise<void> {
   const files = 8;
   let bytes = 0;
   let messages = 0;
+  let answers = 0;
   const vocabulary = new ZipfVocabulary(50_000, prng(1));
+  // Sessions spread over the last two weeks, so the daily report has days to fill.
+  const firstDay = Date.now() - 14 * 86_400_000;
   for (let i = 0; i < files; i++) {
     const stats = await writeClaudeTranscript(join(dir, `session-${i}.jsonl`), {
       sessionId: `session-${i}`,
       cwd: "/work/bench",
       targetBytes: (totalMb * 1024 * 1024) / files,
       seed: i + 1,
+      startMs: firstDay + i * 1.5 * 86_400_000,
+      model: ["claude-sonnet-4-5", "claude-opus-4-6", "claude-haiku-4-5"][i % 3],
       vocabulary,
     });
     bytes += stats.bytes;
     messages += stats.messages;
+    answers += stats.usage;
   }
   // Reference: read every file and JSON.parse every line, storing nothing.
   const refStart = performance.now();
@@ -191,7 +200,7 @@ async function benchBackfill(totalMb: number): Promise<void> {
   console.log(
     `\nbackfill: ${
       (bytes / 1e6).toFixed(0)
-    } MB, ${messages} messages in ${files} Claude Code transcripts`,
+    } MB, ${messages} messages (${answers} answers written as 3 lines each) in ${files} Claude Code transcripts`,
   );
   printTable([
     ["run", "seconds", "MB/s", "messages/s"],
@@ -209,14 +218,114 @@ async function benchBackfill(totalMb: number): Promise<void> {
     ],
   ]);
   console.log(
-    `stored ${report.messages} messages, ${report.usage_records} usage records — target above 30 MB/s`,
+    `stored ${report.messages} messages, ${report.usage_records} usage records — target above 50 MB/s`,
   );
   console.log(
     `serve peak resident memory (VmHWM) while tailing the same corpus: ${
       (peakKb / 1024).toFixed(0)
     } MB — target under 300 MB`,
   );
+  await benchDailyReport(home, dataHome, env, paths);
   await Deno.remove(home, { recursive: true });
+}
+
+/**
+ * "Tokens and cost per day per model" after the backfill: `agent.usage_timeseries` grouped by
+ * model in day buckets (what the dashboard's cost chart asks), in process and through
+ * `vantage call`, beside `ccusage daily --offline --json` re-reading the same transcripts.
+ */
+async function benchDailyReport(
+  home: string,
+  dataHome: string,
+  env: Record<string, string>,
+  paths: ReturnType<typeof resolvePaths> & { userHome: string },
+): Promise<void> {
+  const args = { since_min: 30 * 1440, bucket_min: 1440, group_by: "model" };
+  const services = vantageServices(resolvePaths(dataHome));
+  const catalog = builtinCatalog();
+  const caller = { scopes: ["agent:read"], cwd: "/work/bench" };
+  const inProcess: number[] = [];
+  let days = 0;
+  let series = 0;
+  for (let i = 0; i < 13; i++) {
+    const t0 = performance.now();
+    const response = await executeOperation(catalog, "agent.usage_timeseries", args, caller, {
+      services,
+    });
+    const elapsed = performance.now() - t0;
+    if (!("result" in response)) throw new Error(JSON.stringify(response));
+    const result = response.result as { buckets: number[]; series: Array<{ calls: number[] }> };
+    days = result.buckets.filter((_, j) => result.series.some((s) => s.calls[j] > 0)).length;
+    series = result.series.length;
+    if (i >= 3) inProcess.push(elapsed);
+  }
+  services.close();
+  const run = async (command: string, argv: string[], runEnv: Record<string, string>) => {
+    const t0 = performance.now();
+    const output = await new Deno.Command(command, {
+      args: argv,
+      env: runEnv,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+    return performance.now() - t0;
+  };
+  const callArgs = [
+    "run",
+    ...permissionFlags("cli", paths, []),
+    MAIN,
+    "call",
+    "agent.usage_timeseries",
+    JSON.stringify(args),
+  ];
+  const viaCli: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const elapsed = await run(Deno.execPath(), callArgs, env);
+    if (i >= 1) viaCli.push(elapsed);
+  }
+  const rows = [
+    ["report", "median ms", "min ms"],
+    [
+      "agent.usage_timeseries, day × model (in the server)",
+      median(inProcess).toFixed(1),
+      Math.min(...inProcess).toFixed(1),
+    ],
+    [
+      "vantage call agent.usage_timeseries (process)",
+      median(viaCli).toFixed(0),
+      Math.min(...viaCli).toFixed(0),
+    ],
+  ];
+  const ccusage = ccusageBinary();
+  let ccusageMedian: number | undefined;
+  if (ccusage !== undefined) {
+    const ccEnv = { HOME: home, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
+    const times: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const elapsed = await run(ccusage, ["daily", "--offline", "--json"], ccEnv);
+      if (i >= 1) times.push(elapsed);
+    }
+    ccusageMedian = median(times);
+    rows.push([
+      "ccusage daily --offline --json (reference, process)",
+      ccusageMedian.toFixed(0),
+      Math.min(...times).toFixed(0),
+    ]);
+  }
+  console.log(
+    `\ndaily tokens and cost per model after the backfill (${days} days, ${series} models)`,
+  );
+  printTable(rows);
+  if (ccusageMedian !== undefined) {
+    console.log(
+      `ratio vantage call / ccusage (median): ${
+        (median(viaCli) / ccusageMedian).toFixed(2)
+      }× — target: under 0.5×`,
+    );
+  } else {
+    console.log("ccusage is not installed (see .ci/run): no reference for the daily report");
+  }
 }
 
 async function benchSearch(messageCount: number): Promise<void> {

@@ -81,6 +81,86 @@ export interface CorpusFile {
   toolCalls: number;
   /** Bytes written. */
   bytes: number;
+  /** Final output tokens of every response, summed (what a correct count stores). */
+  outputTokens: number;
+  /** Cache writes of every response, summed. */
+  cacheWriteTokens: number;
+}
+
+/** The usage of one model call as the API reports it when the answer is complete. */
+export interface AnswerUsage {
+  /** Uncached input tokens. */
+  input: number;
+  /** Cache reads. */
+  cacheRead: number;
+  /** Cache writes. */
+  cacheWrite: number;
+  /** Lifetime of the cache writes (Claude Code writes 1-hour entries). */
+  ttl: "5m" | "1h";
+  /** Final output tokens. */
+  output: number;
+  /** Output tokens in the snapshot taken while the answer streamed. */
+  partialOutput: number;
+  /** Server-side web searches. */
+  webSearches?: number;
+}
+
+/** One assistant answer: its ids, model, content blocks and usage. */
+export interface AnswerSpec {
+  /** `message.id`. */
+  messageId: string;
+  /** `requestId` of the envelope. */
+  requestId: string;
+  /** Model id. */
+  model: string;
+  /** Content blocks, one transcript line each. */
+  blocks: Array<Record<string, unknown>>;
+  /** The call's usage. */
+  usage: AnswerUsage;
+}
+
+function usageSnapshot(usage: AnswerUsage, output: number): Record<string, unknown> {
+  return {
+    input_tokens: usage.input,
+    cache_creation_input_tokens: usage.cacheWrite,
+    cache_read_input_tokens: usage.cacheRead,
+    output_tokens: output,
+    server_tool_use: { web_search_requests: usage.webSearches ?? 0, web_fetch_requests: 0 },
+    service_tier: "standard",
+    cache_creation: {
+      ephemeral_1h_input_tokens: usage.ttl === "1h" ? usage.cacheWrite : 0,
+      ephemeral_5m_input_tokens: usage.ttl === "5m" ? usage.cacheWrite : 0,
+    },
+    inference_geo: "",
+    iterations: [],
+    speed: "standard",
+  };
+}
+
+/**
+ * The records (without envelope) Claude Code writes for one answer: one per content block,
+ * all with the same `message.id` and `requestId`. As in real transcripts, the usage on every
+ * line but the last is the snapshot taken while the answer streamed (a partial output count);
+ * only the last line carries the final figures.
+ */
+export function answerRecords(spec: AnswerSpec): Array<Record<string, unknown>> {
+  return spec.blocks.map((block, i) => {
+    const last = i === spec.blocks.length - 1;
+    return {
+      type: "assistant",
+      requestId: spec.requestId,
+      message: {
+        id: spec.messageId,
+        type: "message",
+        role: "assistant",
+        model: spec.model,
+        content: [block],
+        stop_reason: last ? (block.type === "tool_use" ? "tool_use" : "end_turn") : null,
+        stop_sequence: null,
+        usage: usageSnapshot(spec.usage, last ? spec.usage.output : spec.usage.partialOutput),
+      },
+    };
+  });
 }
 
 /** Options for {@link writeClaudeTranscript}. */
@@ -97,17 +177,20 @@ export interface TranscriptOptions {
   startMs?: number;
   /** Shared vocabulary (so several files draw from one Zipf distribution). */
   vocabulary?: ZipfVocabulary;
+  /** Model of every answer (default claude-sonnet-4-5). */
+  model?: string;
 }
 
 const TOOLS = ["Read", "Bash", "Edit", "Grep"] as const;
 
 /**
- * Writes one Claude Code transcript of about `targetBytes`, shaped like the
- * real files Claude Code 2.1 writes (the fixture in tests/fixtures): the
- * full line envelope, a user prompt per turn, an assistant response split
- * into thinking, text and tool_use lines that repeat one message id and
- * usage, a tool_result carrying file or command output, and now and then an
- * attachment record.
+ * Writes one Claude Code transcript of about `targetBytes`, shaped like the real files Claude
+ * Code 2.1 writes: the full line envelope, a `file-history-snapshot` line (time nested in
+ * `snapshot.timestamp`) before each prompt, a user prompt per turn, an assistant answer split
+ * into thinking, text and tool_use lines that repeat one message id with a partial usage
+ * snapshot until the last line's final figures (1-hour cache writes, a context that grows
+ * turn by turn), tool results carrying file or command output (now and then a long one), and
+ * now and then an attachment record.
  */
 export async function writeClaudeTranscript(
   path: string,
@@ -117,12 +200,22 @@ export async function writeClaudeTranscript(
   const vocabulary = options.vocabulary ?? new ZipfVocabulary(50_000, random);
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
-  const stats: CorpusFile = { lines: 0, messages: 0, usage: 0, toolCalls: 0, bytes: 0 };
+  const stats: CorpusFile = {
+    lines: 0,
+    messages: 0,
+    usage: 0,
+    toolCalls: 0,
+    bytes: 0,
+    outputTokens: 0,
+    cacheWriteTokens: 0,
+  };
   let ts = options.startMs ?? Date.UTC(2026, 10, 1);
   let parent: string | null = null;
   let buffer: string[] = [];
   let bufferChars = 0;
   let turn = 0;
+  let context = 12_000; // System prompt and tools, cached on the first call.
+  let pendingChars = 0; // Text added to the conversation since the last call.
   const flush = async () => {
     const bytes = encoder.encode(buffer.join(""));
     let written = 0;
@@ -130,6 +223,12 @@ export async function writeClaudeTranscript(
     stats.bytes += bytes.length;
     buffer = [];
     bufferChars = 0;
+  };
+  const push = (line: string, messages: number) => {
+    buffer.push(line);
+    bufferChars += line.length;
+    stats.lines++;
+    stats.messages += messages;
   };
   const emit = (record: Record<string, unknown>, messages: number) => {
     ts += 200 + Math.floor(random() * 3000);
@@ -148,10 +247,8 @@ export async function writeClaudeTranscript(
       gitBranch: "main",
     }) + "\n";
     parent = uuid;
-    buffer.push(line);
-    bufferChars += line.length;
-    stats.lines++;
-    stats.messages += messages;
+    push(line, messages);
+    return uuid;
   };
   const codeLines = (n: number) => {
     const out: string[] = [];
@@ -166,13 +263,32 @@ export async function writeClaudeTranscript(
     }
     return out.join("\n");
   };
+  // Most tool output is short; now and then a whole file or a long log comes back.
+  const outputLines = () =>
+    random() < 0.08 ? 400 + Math.floor(random() * 1600) : 20 + Math.floor(random() * 120);
   try {
     while (stats.bytes + bufferChars < options.targetBytes) {
       turn++;
+      const promptUuid = `${options.sessionId}-prompt-${turn}`;
+      push(
+        JSON.stringify({
+          type: "file-history-snapshot",
+          messageId: promptUuid,
+          snapshot: {
+            messageId: promptUuid,
+            trackedFileBackups: {},
+            timestamp: new Date(ts + 1).toISOString(),
+          },
+          isSnapshotUpdate: false,
+        }) + "\n",
+        0,
+      );
+      const prompt = vocabulary.sentence(8 + Math.floor(random() * 30));
+      pendingChars += prompt.length;
       emit({
         type: "user",
         promptId: `p-${turn}`,
-        message: { role: "user", content: vocabulary.sentence(8 + Math.floor(random() * 30)) },
+        message: { role: "user", content: prompt },
       }, 1);
       if (turn % 10 === 1) {
         emit({
@@ -180,42 +296,6 @@ export async function writeClaudeTranscript(
           attachment: { type: "hook_additional_context", content: [vocabulary.sentence(60)] },
         }, 0);
       }
-      const messageId = `msg_${options.sessionId}_${turn}`;
-      const requestId = `req_${options.sessionId}_${turn}`;
-      const usage = {
-        input_tokens: 12,
-        cache_creation_input_tokens: 40,
-        cache_read_input_tokens: 2000 + turn,
-        cache_creation: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 0 },
-        output_tokens: 80,
-        service_tier: "standard",
-      };
-      const assistant = (content: unknown) => ({
-        type: "assistant",
-        requestId,
-        message: {
-          id: messageId,
-          type: "message",
-          role: "assistant",
-          model: "claude-sonnet-4-5",
-          content: [content],
-          stop_reason: null,
-          stop_sequence: null,
-          usage,
-        },
-      });
-      emit(
-        assistant({
-          type: "thinking",
-          thinking: vocabulary.sentence(10 + Math.floor(random() * 40)),
-          signature: btoa(vocabulary.sentence(30)),
-        }),
-        1,
-      );
-      emit(
-        assistant({ type: "text", text: vocabulary.sentence(20 + Math.floor(random() * 100)) }),
-        1,
-      );
       const tool = TOOLS[Math.floor(random() * TOOLS.length)];
       const toolId = `toolu_${options.sessionId}_${turn}`;
       const target = `${options.cwd}/src/${vocabulary.word()}.ts`;
@@ -230,12 +310,42 @@ export async function writeClaudeTranscript(
         : tool === "Grep"
         ? { pattern: vocabulary.word(), path: options.cwd }
         : { file_path: target };
-      emit(assistant({ type: "tool_use", id: toolId, name: tool, input }), 1);
+      const blocks: Array<Record<string, unknown>> = [
+        {
+          type: "thinking",
+          thinking: vocabulary.sentence(10 + Math.floor(random() * 40)),
+          signature: btoa(vocabulary.sentence(30)),
+        },
+        { type: "text", text: vocabulary.sentence(20 + Math.floor(random() * 100)) },
+        { type: "tool_use", id: toolId, name: tool, input },
+      ];
+      const written = Math.round(pendingChars / 4);
+      const usage: AnswerUsage = {
+        input: 1 + Math.floor(random() * 9),
+        cacheRead: context,
+        cacheWrite: written,
+        ttl: "1h",
+        output: 40 + Math.floor(random() * 900),
+        partialOutput: 1 + Math.floor(random() * 20),
+      };
+      context += written;
+      pendingChars = 0;
+      const records = answerRecords({
+        messageId: `msg_${options.sessionId}_${turn}`,
+        requestId: `req_${options.sessionId}_${turn}`,
+        model: options.model ?? "claude-sonnet-4-5",
+        blocks,
+        usage,
+      });
+      for (const record of records) emit(record, 1);
       stats.usage++;
       stats.toolCalls++;
-      const output = tool === "Read"
-        ? codeLines(20 + Math.floor(random() * 60))
+      stats.outputTokens += usage.output;
+      stats.cacheWriteTokens += usage.cacheWrite;
+      const output = tool === "Read" || tool === "Bash"
+        ? codeLines(outputLines())
         : vocabulary.sentence(20 + Math.floor(random() * 80));
+      pendingChars += output.length;
       emit({
         type: "user",
         message: {
@@ -273,6 +383,8 @@ export async function writeClaudeTranscript(
           : { stdout: output, stderr: "", interrupted: false, isImage: false },
         sourceToolAssistantUUID: parent,
       }, 1);
+      // A context near the window is compacted: the next call starts from a summary.
+      if (context > 160_000) context = 20_000;
       if (bufferChars > 1 << 20) await flush();
     }
     await flush();

@@ -75,6 +75,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => loadCommand("ingest"),
   },
   {
+    name: "pricing",
+    summary: "Print the model price table, its sources and the override file in force",
+    load: () => loadCommand("pricing"),
+  },
+  {
     name: "build",
     summary: "Run a build or test command and record its result",
     load: () => loadCommand("build"),

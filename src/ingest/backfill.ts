@@ -11,6 +11,7 @@ import { emptyCounts, type IngestCounts, ingestTranscriptFile } from "./transcri
 import { transcriptSources } from "./transcript_paths.ts";
 import { findTranscriptFiles, merge } from "./transcript_tailer.ts";
 import type { AgentName } from "./types.ts";
+import { syncStoredPrices } from "./usage_pricing.ts";
 
 /** Options for {@link backfill}. */
 export interface BackfillOptions {
@@ -48,12 +49,16 @@ export interface BackfillSummary extends IngestCounts {
   elapsed_ms: number;
 }
 
-/** Imports what is new in every transcript file. */
+/**
+ * Imports what is new in every transcript file, after repricing the stored calls when the
+ * prices changed since they were computed.
+ */
 export async function backfill(
   db: DatabaseSync,
   options: BackfillOptions,
 ): Promise<BackfillSummary> {
   const started = performance.now();
+  syncStoredPrices(db, options.prices);
   const sources = transcriptSources(options.home).filter((s) =>
     options.agents === undefined || options.agents.includes(s.agent)
   );

@@ -3,9 +3,18 @@
  *
  * Every line carries an envelope (`type`, `uuid`, `parentUuid`, `sessionId`, `cwd`,
  * `gitBranch`, `timestamp`, `requestId`) around an API `message`. Claude Code writes **one
- * line per content block** of an assistant message, each repeating the same `message.id` and
- * the same `usage`: usage is emitted once per `message.id`+`requestId`, and the key is stable
- * so a store can also drop copies seen in other files (resumed and forked sessions).
+ * line per content block** of an assistant message while the answer streams, each repeating
+ * the same `message.id` with a usage snapshot of that moment (a partial `output_tokens` first,
+ * the final one last): a call's usage is its largest figures per `message.id`+`requestId`,
+ * emitted again whenever a later line brings larger ones ({@link CallFigures}); the key is
+ * stable, so a store merges the records of a key and drops copies seen in other files
+ * (resumed and forked sessions). The usage also says what changes the price: 1-hour cache
+ * writes (`cache_creation.ephemeral_1h_input_tokens`), web searches, service tier, fast mode
+ * and US-only inference.
+ *
+ * Time comes from every record that has one, nested ones included (`file-history-snapshot`
+ * lines keep theirs in `snapshot.timestamp`); the session starts at the earliest, never at
+ * the epoch.
  *
  * Sub-agent transcripts (`<session>/subagents/agent-<id>.jsonl`, or `agent-<id>.jsonl` beside
  * the session in older versions) carry the parent's `sessionId`: the parser files their
@@ -29,6 +38,7 @@ import {
   isApiErrorRecord,
 } from "./claude_code_events.ts";
 import { internalSubagentType, SubagentLinks, subagentSessionId } from "./claude_code_subagents.ts";
+import { CallFigures, type Figures } from "./call_usage.ts";
 import { toolTarget } from "./tool_input.ts";
 import {
   baseName,
@@ -37,7 +47,6 @@ import {
   newMessage,
   parseLineWith,
   pathSegments,
-  RecentKeys,
   SessionTracker,
   type TextCleaner,
 } from "./transcript_support.ts";
@@ -116,7 +125,7 @@ export function claudeFileRole(path: string): ClaudeFileRole {
 
 interface ClaudeState {
   tracker: SessionTracker;
-  seenUsage: RecentKeys;
+  calls: CallFigures;
   cwd?: string;
   model?: string;
   lastTs: number;
@@ -141,11 +150,8 @@ class ClaudeCodeParser implements TranscriptParser {
     const saved = options.state ?? {};
     this.#state = {
       tracker: new SessionTracker("claude_code", saved.session),
-      seenUsage: new RecentKeys(
-        Array.isArray(saved.seen_usage)
-          ? saved.seen_usage.filter((k) => typeof k === "string")
-          : [],
-      ),
+      // `seen_usage` (bare keys) is what versions before the figures were kept saved.
+      calls: new CallFigures(saved.call_usage ?? saved.seen_usage),
       cwd: str(saved.cwd),
       model: str(saved.model),
       lastTs: typeof saved.last_ts === "number" ? saved.last_ts : 0,
@@ -167,7 +173,7 @@ class ClaudeCodeParser implements TranscriptParser {
       version: 1,
       agent: this.agent,
       session: s.tracker.toJSON(),
-      seen_usage: s.seenUsage.toJSON(),
+      call_usage: s.calls.toJSON(),
       last_ts: s.lastTs,
       has_title: s.hasTitle,
       links: s.links.toJSON(),
@@ -187,7 +193,7 @@ class ClaudeCodeParser implements TranscriptParser {
   #parse(obj: UnknownRecord, line: string, out: ParsedRecords): void {
     const s = this.#state;
     const type = str(obj.type) ?? "";
-    const lineTs = parseTimestamp(obj.timestamp);
+    const lineTs = recordTime(obj);
     const ts = lineTs ?? s.lastTs;
     if (ts > s.lastTs) s.lastTs = ts;
 
@@ -217,7 +223,12 @@ class ClaudeCodeParser implements TranscriptParser {
     // A sub-agent file's records carry its id; side-chain records of a main file their own.
     const subagentId = fileAgent ??
       (obj.isSidechain === true ? str(obj.agentId) ?? "sidechain" : undefined);
-    tracker.started(lineTs);
+    // A line copied from another session (a resumed or forked transcript repeats earlier
+    // answers with their own session id and time) says nothing about when this one started.
+    const ownSession = fileAgent !== undefined
+      ? tracker.facts.parent_session_id
+      : tracker.sessionId;
+    if (lineSession === undefined || lineSession === ownSession) tracker.started(lineTs);
     tracker.learn({ cwd: s.cwd, git_branch: str(obj.gitBranch) });
     if (lineTs !== undefined && recordSession !== undefined) {
       for (const pending of s.pendingSummaries.splice(0)) {
@@ -451,22 +462,64 @@ class ClaudeCodeParser implements TranscriptParser {
     if (!isRecord(usage) || messageId === undefined || model === undefined) return;
     const requestId = str(obj.requestId);
     const key = requestId !== undefined ? `${messageId}:${requestId}` : messageId;
-    if (!this.#state.seenUsage.add(key)) return;
+    const split = isRecord(usage.cache_creation) ? usage.cache_creation : {};
+    const server = isRecord(usage.server_tool_use) ? usage.server_tool_use : {};
+    const writes = count(usage.cache_creation_input_tokens);
+    const line: Figures = {
+      input_tokens: count(usage.input_tokens),
+      output_tokens: count(usage.output_tokens),
+      cache_read_tokens: count(usage.cache_read_input_tokens),
+      // The total covers both lifetimes; should a line's total lag its split, the split wins.
+      cache_write_tokens: Math.max(
+        writes,
+        count(split.ephemeral_5m_input_tokens) + count(split.ephemeral_1h_input_tokens),
+      ),
+      cache_write_1h_tokens: count(split.ephemeral_1h_input_tokens),
+      web_search_requests: count(server.web_search_requests),
+    };
+    const figures = this.#state.calls.grow(key, line);
+    if (figures === undefined) return;
     const record: UsageRecord = {
       agent: "claude_code",
       session_id: sessionId,
       ts,
       model,
       usage_key: key,
-      input_tokens: count(usage.input_tokens),
-      output_tokens: count(usage.output_tokens),
-      cache_read_tokens: count(usage.cache_read_input_tokens),
-      cache_write_tokens: count(usage.cache_creation_input_tokens),
+      input_tokens: figures.input_tokens,
+      output_tokens: figures.output_tokens,
+      cache_read_tokens: figures.cache_read_tokens,
+      cache_write_tokens: figures.cache_write_tokens,
       reasoning_tokens: 0,
     };
+    if (figures.cache_write_1h_tokens > 0) {
+      record.cache_write_1h_tokens = figures.cache_write_1h_tokens;
+    }
+    if (figures.web_search_requests > 0) record.web_search_requests = figures.web_search_requests;
+    const tier = str(usage.service_tier);
+    if (tier !== undefined) record.service_tier = tier;
+    const speed = str(usage.speed);
+    if (speed !== undefined) record.speed = speed;
+    const geo = str(usage.inference_geo);
+    if (geo !== undefined) record.inference_geo = geo;
     if (subagentId !== undefined) record.subagent_id = subagentId;
     out.usage.push(record);
   }
+}
+
+/**
+ * The time of a record: its `timestamp`, or the one nested in its payload
+ * (`file-history-snapshot` lines keep theirs in `snapshot.timestamp`).
+ */
+function recordTime(obj: UnknownRecord): number | undefined {
+  const own = parseTimestamp(obj.timestamp);
+  if (own !== undefined) return own;
+  for (const nested of [obj.snapshot, obj.message]) {
+    if (isRecord(nested)) {
+      const time = parseTimestamp(nested.timestamp);
+      if (time !== undefined) return time;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -15,9 +15,9 @@ import {
   type TranscriptCursor,
   upsertSessionFacts,
 } from "../store/agent_writes.ts";
-import type { UsageInput } from "../store/agent_records.ts";
 import { type CompletedToolEvent, recordToolOutcomes } from "../store/tool_outcomes.ts";
-import { costOf, type ModelPrice } from "./pricing.ts";
+import type { ModelPrice } from "./pricing.ts";
+import { callPrice } from "./usage_pricing.ts";
 import type {
   ParsedRecords,
   SessionInfo,
@@ -113,12 +113,15 @@ export function commitBatch(
     now: number;
   },
 ): void {
-  const price = (record: UsageInput): number => costOf(record, record.model, options.prices) ?? 0;
   transaction(db, () => {
     for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
     for (const session of batch.linked) upsertSessionFacts(db, session);
     counts.messages += insertMessages(db, batch.messages);
-    counts.usage += insertUsage(db, batch.usage, price);
+    counts.usage += insertUsage(
+      db,
+      latestPerCall(batch.usage),
+      (record) => callPrice(record, options.prices),
+    );
     counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
     saveTranscriptCursor(db, cursor, options.now);
   });
@@ -127,4 +130,41 @@ export function commitBatch(
   counts.tool_calls += batch.toolCalls;
   counts.malformed += batch.malformed;
   counts.unknown += batch.unknown;
+}
+
+// The counts of a call that only grow while it streams (see `call_usage.ts`).
+const GROWING = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "cache_write_1h_tokens",
+  "reasoning_tokens",
+  "web_search_requests",
+  "calls",
+] as const;
+
+/**
+ * One record per call of a batch, so the store writes each call once instead of once per
+ * line: a parser reports a call again as its figures grow, and the records of a key merge into
+ * the largest value of each count, the latest stated attributes and the time of the first
+ * (when the call began), as the store would merge them.
+ */
+function latestPerCall(records: readonly UsageRecord[]): UsageRecord[] {
+  if (records.length < 2) return records as UsageRecord[];
+  const calls = new Map<string, UsageRecord>();
+  for (const record of records) {
+    const first = calls.get(record.usage_key);
+    if (first === undefined) {
+      calls.set(record.usage_key, record);
+      continue;
+    }
+    const merged: UsageRecord = { ...first, ...record, ts: first.ts };
+    for (const field of GROWING) {
+      const value = Math.max(first[field] ?? 0, record[field] ?? 0);
+      if (value > 0) merged[field] = value;
+    }
+    calls.set(record.usage_key, merged);
+  }
+  return [...calls.values()];
 }

@@ -278,12 +278,15 @@ class CopilotCliParser extends CommonStateParser {
       if (!isRecord(metric)) continue;
       const usage = isRecord(metric.usage) ? metric.usage : undefined;
       if (usage === undefined) continue;
+      const requests = isRecord(metric.requests) ? count(metric.requests.count) : 0;
       out.usage.push(tokens(usage, {
         agent: "copilot_cli",
         session_id: sessionId,
         ts,
         model,
         usage_key: `${sessionId}:shutdown:${id}:${model}`,
+        // The totals of every request to this model: priced and counted as that many calls.
+        ...(requests > 1 ? { calls: requests } : {}),
       }));
     }
   }
@@ -292,7 +295,7 @@ class CopilotCliParser extends CommonStateParser {
 /** Copilot's token figures as a usage record; its input count includes the cached input. */
 function tokens(
   usage: UnknownRecord,
-  base: Pick<UsageRecord, "agent" | "session_id" | "ts" | "model" | "usage_key">,
+  base: Pick<UsageRecord, "agent" | "session_id" | "ts" | "model" | "usage_key" | "calls">,
 ): UsageRecord {
   const cacheRead = count(usage.cacheReadTokens);
   return {

@@ -115,7 +115,9 @@ export class SessionTracker {
     this.#emitted = "";
     if (isRecord(saved)) {
       this.sessionId = str(saved.session_id);
-      this.startedAt = typeof saved.started_at === "number" ? saved.started_at : undefined;
+      this.startedAt = typeof saved.started_at === "number" && saved.started_at > 0
+        ? saved.started_at
+        : undefined;
       this.#emitted = str(saved.emitted) ?? "";
       this.isSubagent = saved.is_subagent === true;
       for (const key of FACT_KEYS) {
@@ -142,11 +144,9 @@ export class SessionTracker {
   /** The session info when it changed since the last call that returned one. */
   changed(): SessionInfo | undefined {
     if (this.sessionId === undefined) return undefined;
-    const info: SessionInfo = {
-      agent: this.#agent,
-      session_id: this.sessionId,
-      started_at: this.startedAt ?? 0,
-    };
+    const info: SessionInfo = { agent: this.#agent, session_id: this.sessionId };
+    // Never the epoch: a session whose records carry no time yet has no start.
+    if (this.startedAt !== undefined) info.started_at = this.startedAt;
     for (const key of FACT_KEYS) {
       const value = this.facts[key];
       if (value !== undefined) info[key] = value;

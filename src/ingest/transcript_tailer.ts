@@ -13,6 +13,7 @@ import { emptyCounts, type IngestCounts, ingestTranscriptFile } from "./transcri
 import { type TranscriptSource, transcriptSources } from "./transcript_paths.ts";
 import type { ModelPrice } from "./pricing.ts";
 import type { AgentName } from "./types.ts";
+import { syncStoredPrices } from "./usage_pricing.ts";
 
 /** A transcript file found on disk. */
 export interface TranscriptFile {
@@ -119,8 +120,12 @@ export class TranscriptTailer {
     );
   }
 
-  /** Ingests everything new on disk, then starts watching. Resolves after the scan. */
+  /**
+   * Reprices the stored calls when the prices changed, ingests everything new on disk, then
+   * starts watching. Resolves after the scan.
+   */
   async start(): Promise<IngestCounts> {
+    syncStoredPrices(this.#db, this.#options.prices);
     const total = await this.scan();
     for (const source of this.#sources) this.#watch(source);
     this.#rootTimer = setInterval(() => {

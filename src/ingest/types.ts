@@ -200,7 +200,12 @@ export interface TranscriptMessage {
   subagent_id?: string;
 }
 
-/** Token usage of one model call, de-duplicated. */
+/**
+ * Token usage of one model call. A transcript may report a call more than once with growing
+ * figures (Claude Code writes one line per content block while the answer streams): a later
+ * record with the same {@link usage_key} replaces the earlier one, each field taking the larger
+ * value, so nothing is counted twice and the final figures win.
+ */
 export interface UsageRecord {
   /** Agent that made the model call. */
   agent: AgentName;
@@ -221,10 +226,25 @@ export interface UsageRecord {
   output_tokens: number;
   /** Input tokens read from the prompt cache. */
   cache_read_tokens: number;
-  /** Input tokens written to the prompt cache. */
+  /** Input tokens written to the prompt cache, every cache lifetime. */
   cache_write_tokens: number;
+  /** The part of {@link cache_write_tokens} written with a 1-hour lifetime (priced higher). */
+  cache_write_1h_tokens?: number;
   /** Reasoning tokens, already counted inside {@link output_tokens}. */
   reasoning_tokens: number;
+  /** Server-side web searches the call made (billed per search). */
+  web_search_requests?: number;
+  /** The provider's service tier when the transcript states it (`standard`, `batch`, …). */
+  service_tier?: string;
+  /** `fast` when the call ran in fast mode (billed at a multiple). */
+  speed?: string;
+  /** Where inference ran when the call asked (`us` is billed at a multiple). */
+  inference_geo?: string;
+  /**
+   * How many model calls the record sums, when it sums several (Copilot CLI reports totals per
+   * model at shutdown); absent = one.
+   */
+  calls?: number;
   /** Model context window when the agent reports it. */
   context_window?: number;
   /** Cost the agent itself reported, when it reports one (OpenClaw). */
@@ -263,8 +283,8 @@ export interface SessionInfo {
   session_id: string;
   /** Working directory, read from the records (never decoded from folder names). */
   cwd?: string;
-  /** Session start in milliseconds since the epoch. */
-  started_at: number;
+  /** Session start in milliseconds since the epoch: its earliest real timestamp; absent until one is seen. */
+  started_at?: number;
   /** Latest model the session used. */
   model?: string;
   /** Git branch at the start of the session. */

@@ -205,7 +205,8 @@ export class PerceptionEngine {
     const findings = detectAnomalies({
       session_id: sessionId,
       now,
-      started_at: session?.started_at,
+      // 0 is a start that is not known: the rules then take the first event.
+      started_at: session !== undefined && session.started_at > 0 ? session.started_at : undefined,
       model: session?.model ?? undefined,
       events: cache.events,
       file_changes: project === undefined ? [] : observedChanges(db, project, since),
@@ -390,7 +391,9 @@ export function buildSnapshot(
       .length;
   snapshot.session = {
     id: sessionId,
-    ...(session !== undefined ? { duration_ms: now - session.started_at } : {}),
+    ...(session !== undefined && session.started_at > 0
+      ? { duration_ms: Math.max(0, now - session.started_at) }
+      : {}),
     tool_calls: toolCalls > 0 ? toolCalls : session?.tool_calls ?? 0,
     ...(session !== undefined
       ? {
@@ -425,7 +428,9 @@ export function buildSnapshot(
     };
   }
   if (project !== undefined) {
-    const since = session?.started_at ?? now - 30 * 60_000;
+    const since = session !== undefined && session.started_at > 0
+      ? session.started_at
+      : now - 30 * 60_000;
     const external = fileChangesSince(db, project, since, 50).filter((c) => c.source !== "agent")
       .map((c) => c.path);
     const git = gitMovesSince(db, project, since, 10).map((g) =>

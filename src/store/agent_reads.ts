@@ -17,7 +17,7 @@ export interface SessionRow {
   cwd: string | null;
   /** Project root. */
   project: string | null;
-  /** Start, ms. */
+  /** Start, ms; 0 when no record of the session had a time. */
   started_at: number;
   /** Last activity, ms. */
   last_activity_at: number;
@@ -53,8 +53,10 @@ export interface SessionRow {
   cache_write_tokens: number;
   /** Reasoning tokens. */
   reasoning_tokens: number;
-  /** Cost, USD. */
+  /** Cost of the priced calls, USD. */
   cost_usd: number;
+  /** Model calls no price fits (not in `cost_usd`). */
+  unpriced_calls: number;
   /** Tokens the model saw on its latest call. */
   context_tokens: number | null;
   /** Model context window, when reported. */
@@ -65,7 +67,7 @@ const SESSION_COLUMNS =
   `session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
   title, parent_session_id, is_subagent, subagent_type, transcript_path, has_hooks, event_count, message_count, tool_calls,
   input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd,
-  context_tokens, context_window`;
+  unpriced_calls, context_tokens, context_window`;
 
 /** One session by exact id. */
 export function getSession(db: DatabaseSync, sessionId: string): SessionRow | undefined {
@@ -129,6 +131,8 @@ export interface SubagentTotals {
   reasoning_tokens: number;
   /** Their cost, USD. */
   cost_usd: number;
+  /** Their calls no price fits. */
+  unpriced_calls: number;
 }
 
 /** The sums over every sub-agent of each of some parents (parents without any are absent). */
@@ -142,7 +146,7 @@ export function subagentTotals(
        sum(tool_calls) AS tool_calls, sum(input_tokens) AS input_tokens,
        sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens,
        sum(cache_write_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
-       sum(cost_usd) AS cost_usd
+       sum(cost_usd) AS cost_usd, sum(unpriced_calls) AS unpriced_calls
      FROM sessions
      WHERE is_subagent = 1 AND parent_session_id IN (SELECT value FROM json_each(?))
      GROUP BY parent_session_id`,

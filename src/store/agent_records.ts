@@ -54,8 +54,8 @@ export interface SessionFacts {
   session_id: string;
   /** Working directory. */
   cwd?: string;
-  /** Start time, ms. */
-  started_at: number;
+  /** Start time, ms; absent when the transcript has shown no time yet. */
+  started_at?: number;
   /** Model id. */
   model?: string;
   /** Git branch. */
@@ -122,10 +122,27 @@ export interface UsageInput {
   output_tokens: number;
   /** Cache reads. */
   cache_read_tokens: number;
-  /** Cache writes. */
+  /** Cache writes, every lifetime. */
   cache_write_tokens: number;
+  /** The 1-hour part of the cache writes. */
+  cache_write_1h_tokens?: number;
   /** Reasoning tokens (inside output). */
   reasoning_tokens: number;
+  /** Server-side web searches. */
+  web_search_requests?: number;
+  /** Service tier, when stated. */
+  service_tier?: string;
+  /** `fast` for fast mode, when stated. */
+  speed?: string;
+  /** Inference region, when stated. */
+  inference_geo?: string;
+  /** Model calls the record sums (absent = one). */
+  calls?: number;
   /** Context window, when reported. */
   context_window?: number;
+  /** Cost the agent itself reported (OpenClaw). */
+  reported_cost_usd?: number;
 }
+
+/** What a call costs: USD, or unpriced when no price fits its model. */
+export type CallPrice = { priced: true; usd: number } | { priced: false };

@@ -45,8 +45,8 @@ const SESSION_COLUMNS =
   `s.session_id, s.agent, s.cwd, s.project, s.started_at, s.last_activity_at, s.model,
   s.git_branch, s.title, s.parent_session_id, s.is_subagent, s.subagent_type, s.transcript_path, s.has_hooks, s.event_count,
   s.message_count, s.tool_calls, s.tool_failures, s.input_tokens, s.output_tokens,
-  s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cost_usd, s.context_tokens,
-  s.context_window`;
+  s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.cost_usd, s.unpriced_calls,
+  s.context_tokens, s.context_window`;
 
 const OPEN_ANOMALIES =
   "(SELECT count(*) FROM anomalies a WHERE a.session_id = s.session_id AND a.resolved_at IS NULL)";
@@ -115,8 +115,10 @@ export interface TokenCost {
   cache_read_tokens: number;
   /** Cache writes. */
   cache_write_tokens: number;
-  /** Cost, USD. */
+  /** Cost of the priced calls, USD. */
   cost_usd: number;
+  /** Calls no price fits (their cost is not in `cost_usd`). */
+  unpriced_calls: number;
 }
 
 /** Token use and cost of one series in one time bucket. */
@@ -156,7 +158,7 @@ export function usageBuckets(
     `SELECT (ts / CAST(? AS INTEGER)) * CAST(? AS INTEGER) AS bucket, ${key} AS series_key,
        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
        sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
-       sum(cost_usd) AS cost_usd, count(*) AS calls
+       sum(cost_usd) AS cost_usd, sum(calls) AS calls, sum((1 - priced) * calls) AS unpriced_calls
      FROM usage WHERE ts >= ? AND ts < ? ${agentFilter}
      GROUP BY bucket, series_key ORDER BY bucket`,
   ).all(...params) as unknown as UsageBucketRow[];
@@ -196,9 +198,23 @@ export function usageTotals(
     `SELECT coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
        coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
        coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
-       coalesce(sum(cost_usd), 0) AS cost_usd, count(*) AS calls
+       coalesce(sum(cost_usd), 0) AS cost_usd, coalesce(sum(calls), 0) AS calls,
+       coalesce(sum((1 - priced) * calls), 0) AS unpriced_calls
      FROM usage WHERE ts >= ? AND ts < ?`,
   ).get(since, until) as never;
+}
+
+/** Models of the unpriced calls in `[since, until)`, with how many calls each (most first). */
+export function unpricedModels(
+  db: DatabaseSync,
+  since: number,
+  until: number,
+  limit: number,
+): Array<{ model: string; calls: number }> {
+  return db.prepare(
+    `SELECT coalesce(model, 'unknown') AS model, sum(calls) AS calls FROM usage
+     WHERE ts >= ? AND ts < ? AND priced = 0 GROUP BY model ORDER BY calls DESC LIMIT ?`,
+  ).all(since, until, limit) as never;
 }
 
 /** Sessions examined at most when counting tool calls over a window. */
@@ -368,11 +384,13 @@ export function timelineEvents(
 }
 
 /** One model call's usage in a session. */
-export interface SessionUsageRow extends TokenCost {
+export interface SessionUsageRow extends Omit<TokenCost, "unpriced_calls"> {
   /** Time, ms. */
   ts: number;
   /** Model. */
   model: string | null;
+  /** 0 when no price fits the call's model. */
+  priced: number;
 }
 
 /** A session's model calls in time order (at most `limit`). */
@@ -382,7 +400,8 @@ export function sessionUsage(
   limit: number,
 ): SessionUsageRow[] {
   return db.prepare(
-    `SELECT ts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd
+    `SELECT ts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
+       priced
      FROM usage WHERE session_id = ? ORDER BY ts LIMIT ?`,
   ).all(sessionId, limit) as unknown as SessionUsageRow[];
 }

@@ -544,4 +544,53 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 17,
+    name: "usage: what prices a call, unpriced calls, and times that are never the epoch",
+    sql: `
+      -- What changes a call's price, kept so a call can be priced again when prices change.
+      ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage ADD COLUMN web_search_requests INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage ADD COLUMN service_tier TEXT;
+      ALTER TABLE usage ADD COLUMN speed TEXT;
+      ALTER TABLE usage ADD COLUMN inference_geo TEXT;
+      ALTER TABLE usage ADD COLUMN reported_cost_usd REAL;
+      -- A row may sum several calls (Copilot CLI reports totals per model).
+      ALTER TABLE usage ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
+      -- 0: no price fits the model; its cost_usd is 0 and means "unpriced", not free.
+      ALTER TABLE usage ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE sessions ADD COLUMN unpriced_calls INTEGER NOT NULL DEFAULT 0;
+      UPDATE usage SET priced = 0
+      WHERE cost_usd = 0 AND input_tokens + output_tokens + cache_read_tokens + cache_write_tokens > 0;
+      -- A parent's counters include its sub-agents' (migration 15), and so does this one.
+      UPDATE sessions SET unpriced_calls = (
+        SELECT count(*) FROM usage u
+        WHERE u.priced = 0 AND (u.session_id = sessions.session_id OR u.session_id IN (
+          SELECT c.session_id FROM sessions c
+          WHERE c.parent_session_id = sessions.session_id AND c.is_subagent = 1
+        ))
+      );
+
+      -- Records read before their file showed a time were stored at 0 (1970): they take their
+      -- session's earliest real time, and a session without one keeps 0, read as "unknown".
+      UPDATE messages SET ts = coalesce((
+        SELECT min(m.ts) FROM messages m WHERE m.session_id = messages.session_id AND m.ts > 0
+      ), 0) WHERE ts <= 0;
+      UPDATE usage SET ts = coalesce(
+        (SELECT min(m.ts) FROM messages m WHERE m.session_id = usage.session_id AND m.ts > 0),
+        (SELECT min(u.ts) FROM usage u WHERE u.session_id = usage.session_id AND u.ts > 0),
+        0
+      ) WHERE ts <= 0;
+      UPDATE sessions SET started_at = coalesce(
+        (SELECT min(m.ts) FROM messages m WHERE m.session_id = sessions.session_id AND m.ts > 0),
+        (SELECT min(e.ts) FROM events e WHERE e.session_id = sessions.session_id AND e.ts > 0),
+        (SELECT min(u.ts) FROM usage u WHERE u.session_id = sessions.session_id AND u.ts > 0),
+        0
+      ) WHERE started_at <= 0;
+
+      -- Claude Code usage was stored from the first line of each answer (a partial output
+      -- count): reading Claude transcripts again merges every call up to its final figures.
+      DELETE FROM transcript_files WHERE agent = 'claude_code';
+    `,
+  },
 ];

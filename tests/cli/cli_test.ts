@@ -113,6 +113,49 @@ Deno.test("install needs an adapter; serve refuses a bad port; hook never fails 
   assert.match(badFlag.stderr, /Unknown option '--what'/);
 });
 
+Deno.test("pricing prints the table, its sources, the override file, and how models are priced", async () => {
+  const dataHome = await Deno.makeTempDir({ prefix: "vantage-pricing-" });
+  const local = { ...env, VANTAGE_HOME: dataHome };
+  try {
+    const plain = await runVantage(["pricing"], { env: local });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /as published on \d{4}-\d{2}-\d{2}/);
+    assert.match(plain.stdout, /https:\/\/platform\.claude\.com\/docs\/en\/about-claude\/pricing/);
+    assert.match(plain.stdout, /Overrides: none \(.*pricing\.json does not exist\)/);
+    assert.match(plain.stdout, /\nclaude-sonnet-4-6 +3 +15 +0\.3 +3\.75 +6 /);
+    assert.match(plain.stdout, /\ngpt-5\.3-codex +1\.75 +14 +0\.175 +0\n/);
+
+    await Deno.writeTextFile(
+      `${dataHome}/pricing.json`,
+      '{"my-llm": {"input": 1, "output": 2, "cache_read": 0.1, "cache_write": 0}}',
+    );
+    const withFile = await runVantage(["pricing"], { env: local });
+    assert.match(withFile.stdout, /Overrides: .*pricing\.json \(1 row, ahead of the table\)/);
+    assert.match(withFile.stdout, /\nmy-llm \* +1 +2 +0\.1 +0\n/);
+
+    const models = await runVantage(["pricing", "gpt-5.7-codex", "my-llm-8b", "mystery-1"], {
+      env: local,
+    });
+    assert.equal(models.code, 0, models.stderr);
+    assert.deepEqual(models.stdout.trim().split("\n").map((line) => line.split(" (")[0]), [
+      "gpt-5.7-codex: family fallback to gpt-5.3-codex",
+      "my-llm-8b: my-llm",
+      "mystery-1: unpriced",
+    ]);
+    const json = JSON.parse((await runVantage(["pricing", "--json", "o3"], { env: local })).stdout);
+    assert.equal(json.models[0].key, "o3");
+    assert.equal(json.overrides["my-llm"].output, 2);
+    assert.ok(json.sources.anthropic.urls.length > 0);
+
+    await Deno.writeTextFile(`${dataHome}/pricing.json`, '{"bad": {"input": "x"}}');
+    const bad = await runVantage(["pricing"], { env: local });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /'bad' needs a number ≥ 0 for 'input'/);
+  } finally {
+    await Deno.remove(dataHome, { recursive: true });
+  }
+});
+
 // Declared last, so it runs after every test above in this file.
 Deno.test("the throwaway HOME is removed", async () => {
   await Deno.remove(home, { recursive: true });

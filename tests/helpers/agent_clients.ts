@@ -31,6 +31,20 @@ export function copilotBinary(): string | undefined {
 }
 
 /**
+ * ccusage (`VANTAGE_CCUSAGE_BIN`), what users compare token counts with: the parity test runs
+ * it beside Vantage on the same transcripts. Installed pinned by `.ci/run`:
+ * `npm install --prefix <prefix> ccusage@20.0.24 @ccusage/ccusage-linux-x64@20.0.24`.
+ */
+export function ccusageBinary(): string | undefined {
+  // The native binary itself when it is there: the npm shim needs a Node.js to start it.
+  const native = join(clientsPrefix(), "node_modules", "@ccusage", "ccusage-linux-x64", "bin");
+  if (Deno.env.get("VANTAGE_CCUSAGE_BIN") === undefined && isFile(join(native, "ccusage"))) {
+    return join(native, "ccusage");
+  }
+  return locate("VANTAGE_CCUSAGE_BIN", "ccusage");
+}
+
+/**
  * OpenClaw's `openclaw.mjs` (`VANTAGE_OPENCLAW_BIN`), only when a Node.js it
  * accepts is found too (see {@linkcode openclawNode}); run it as
  * `[openclawNode(), openclawBinary(), ...args]`.

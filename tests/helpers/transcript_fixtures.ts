@@ -42,7 +42,10 @@ export interface FileTotals {
   byType: Partial<Record<MessageType, number>>;
   toolCalls: number;
   outcomes: ToolOutcome[];
+  /** The final usage of each model call, in first-seen order (a later record of a key replaces it). */
   usage: UsageRecord[];
+  /** Usage records the parser emitted, updates included. */
+  usageEmitted: number;
   tokens: {
     input: number;
     output: number;
@@ -66,12 +69,14 @@ export function foldLines(parser: TranscriptParser, lines: string[]): FileTotals
     toolCalls: 0,
     outcomes: [],
     usage: [],
+    usageEmitted: 0,
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
     unknownTypes: [],
     malformedLines: 0,
     lines: lines.length,
     parser,
   };
+  const callIndex = new Map<string, number>();
   for (const line of lines) {
     const records = parser.parseLine(line);
     if (records.session !== undefined) {
@@ -86,15 +91,25 @@ export function foldLines(parser: TranscriptParser, lines: string[]): FileTotals
     totals.toolCalls += records.tool_calls;
     totals.outcomes.push(...records.outcomes);
     for (const usage of records.usage) {
-      totals.usage.push(usage);
-      totals.tokens.input += usage.input_tokens;
-      totals.tokens.output += usage.output_tokens;
-      totals.tokens.cacheRead += usage.cache_read_tokens;
-      totals.tokens.cacheWrite += usage.cache_write_tokens;
-      totals.tokens.reasoning += usage.reasoning_tokens;
+      // A later record of the same call carries its grown figures: it replaces the earlier.
+      totals.usageEmitted++;
+      const at = callIndex.get(usage.usage_key);
+      if (at === undefined) {
+        callIndex.set(usage.usage_key, totals.usage.length);
+        totals.usage.push(usage);
+      } else {
+        totals.usage[at] = usage;
+      }
     }
     if (records.unknown_type !== undefined) totals.unknownTypes.push(records.unknown_type);
     if (records.malformed) totals.malformedLines++;
+  }
+  for (const usage of totals.usage) {
+    totals.tokens.input += usage.input_tokens;
+    totals.tokens.output += usage.output_tokens;
+    totals.tokens.cacheRead += usage.cache_read_tokens;
+    totals.tokens.cacheWrite += usage.cache_write_tokens;
+    totals.tokens.reasoning += usage.reasoning_tokens;
   }
   return totals;
 }

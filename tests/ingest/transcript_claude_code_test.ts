@@ -128,26 +128,125 @@ Deno.test("claude_code fixture: the main transcript names its sub-agent, type an
   }]);
 });
 
-Deno.test("claude_code: usage de-duplication survives a restart through saved state", async () => {
+Deno.test("claude_code: a call's final usage wins, also across a restart through saved state", async () => {
   const { main } = await fixturePaths();
   const lines = await fixtureLines(main);
-  // Lines 6-8 (index 5-7) repeat msg_script_001; stop after the first of them.
+  const whole = await parseFixture("claude_code", main);
+  // msg_script_001 is written as three lines while it streams: output 8, 8, then the final 80.
+  assert.equal(whole.usageEmitted, 6);
+  assert.equal(whole.usage[0].output_tokens, 80);
+  assert.equal(whole.usage[0].cache_write_1h_tokens, 3000);
+  assert.equal(whole.usage[0].service_tier, "standard");
+
+  // Stop after its first line (index 5), save the state, resume with the rest.
   const first = createClaudeCodeParser({ path: main });
   const before = foldLines(first, lines.slice(0, 6));
-  assert.equal(before.usage.length, 1);
+  assert.deepEqual(before.usage.map((u) => [u.usage_key, u.output_tokens]), [
+    ["msg_script_001:req_script_001", 8],
+  ]);
   const state = JSON.parse(JSON.stringify(first.saveState()));
   const resumed = createClaudeCodeParser({ path: main, state });
   const after = foldLines(resumed, lines.slice(6));
-  assert.equal(after.usage.length, 4);
-  assert.equal(before.usage.length + after.usage.length, 5);
+  // The repeated partial line adds nothing; the last line brings the final figures.
+  assert.equal(after.usageEmitted, 5);
+  assert.deepEqual(after.usage[0], { ...whole.usage[0], ts: after.usage[0].ts });
+  assert.deepEqual(after.usage.map((u) => u.usage_key), whole.usage.map((u) => u.usage_key));
   // Session facts were already reported before the restart: not reported again.
   assert.deepEqual(after.sessionIds, []);
 
-  // Without state the same line yields the same key, so a store can still drop it.
+  // Without state the same line yields the same key, so a store merges it into the call.
   const fresh = createClaudeCodeParser({ path: main });
   const again = fresh.parseLine(lines[7]);
   assert.equal(again.usage[0].usage_key, "msg_script_001:req_script_001");
   assert.equal(again.messages[0].message_key, `${JSON.parse(lines[7]).uuid}:0`);
+
+  // State saved by an older version (bare keys) still resumes: the key is reported again.
+  const legacy = createClaudeCodeParser({
+    path: main,
+    state: { ...state, call_usage: undefined, seen_usage: ["msg_script_001:req_script_001"] },
+  } as never);
+  assert.equal(legacy.parseLine(lines[7]).usage[0].output_tokens, 80);
+});
+
+Deno.test("claude_code: time from nested and first records, never the epoch", () => {
+  const path = "/h/.claude/projects/-p/s9.jsonl";
+  const snapshot = createClaudeCodeParser({ path });
+  const first = snapshot.parseLine(JSON.stringify({
+    type: "file-history-snapshot",
+    messageId: "m0",
+    snapshot: { messageId: "m0", trackedFileBackups: {}, timestamp: "2026-11-20T10:00:00.000Z" },
+    isSnapshotUpdate: false,
+  }));
+  assert.equal(first.session?.session_id, "s9");
+  assert.equal(first.session?.started_at, Date.parse("2026-11-20T10:00:00.000Z"));
+  const user = snapshot.parseLine(JSON.stringify({
+    type: "user",
+    uuid: "u1",
+    sessionId: "s9",
+    timestamp: "2026-11-20T10:00:05.000Z",
+    message: { role: "user", content: "hi" },
+  }));
+  assert.equal(user.messages[0].ts, Date.parse("2026-11-20T10:00:05.000Z"));
+  assert.equal(user.session, undefined, "the start stays the earliest time");
+
+  // A summary line carries no time: the session is known, its start is not (not 1970).
+  const summary = createClaudeCodeParser({ path });
+  const info = summary.parseLine('{"type":"summary","summary":"Earlier work","leafUuid":"x"}');
+  assert.equal(info.session?.session_id, "s9");
+  assert.equal(info.session?.started_at, undefined);
+  const later = summary.parseLine(JSON.stringify({
+    type: "user",
+    uuid: "u2",
+    sessionId: "s9",
+    timestamp: "2026-11-21T08:00:00.000Z",
+    message: { role: "user", content: "go on" },
+  }));
+  assert.equal(later.session?.started_at, Date.parse("2026-11-21T08:00:00.000Z"));
+});
+
+Deno.test("claude_code: usage states 1-hour writes, web searches, fast mode and US-only inference", () => {
+  const parser = createClaudeCodeParser({ path: "/h/.claude/projects/-p/s1.jsonl" });
+  const line = (output: number) =>
+    JSON.stringify({
+      type: "assistant",
+      uuid: `u${output}`,
+      sessionId: "s1",
+      requestId: "req_1",
+      timestamp: "2026-11-20T10:00:00.000Z",
+      message: {
+        id: "msg_1",
+        model: "claude-opus-4-6",
+        role: "assistant",
+        content: [{ type: "text", text: "x" }],
+        usage: {
+          input_tokens: 5,
+          output_tokens: output,
+          cache_creation_input_tokens: 500,
+          cache_read_input_tokens: 100,
+          cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 300 },
+          server_tool_use: { web_search_requests: output > 10 ? 2 : 0 },
+          service_tier: "standard",
+          speed: "fast",
+          inference_geo: "us",
+        },
+      },
+    });
+  const partial = parser.parseLine(line(10)).usage[0];
+  assert.equal(partial.output_tokens, 10);
+  assert.equal(partial.web_search_requests, undefined);
+  const final = parser.parseLine(line(299)).usage[0];
+  assert.deepEqual(
+    [final.output_tokens, final.cache_write_tokens, final.cache_write_1h_tokens],
+    [299, 500, 300],
+  );
+  assert.equal(final.web_search_requests, 2);
+  assert.deepEqual([final.speed, final.inference_geo, final.service_tier], [
+    "fast",
+    "us",
+    "standard",
+  ]);
+  // An earlier snapshot arriving again changes nothing.
+  assert.equal(parser.parseLine(line(10)).usage.length, 0);
 });
 
 Deno.test("claude_code: malformed lines, unknown types, meta and synthetic messages", () => {

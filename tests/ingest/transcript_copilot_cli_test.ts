@@ -136,3 +136,24 @@ Deno.test("copilot_cli: ephemeral events are skipped; session id from the folder
   assert.equal(parser.parseLine('{"type":"session.info","data":{}}').unknown_type, undefined);
   assert.equal(copilotSessionIdFromPath("/h/.copilot/session-state/xyz/events.jsonl"), "xyz");
 });
+
+Deno.test("copilot_cli: a shutdown's per-model totals say how many requests they sum", () => {
+  const parser = createCopilotCliParser({ path: "/h/.copilot/session-state/sum/events.jsonl" });
+  const line = (type: string, data: unknown, id: string) =>
+    parser.parseLine(JSON.stringify({ type, id, timestamp: "2026-01-02T03:04:05Z", data }));
+  line("session.start", { sessionId: "sum", context: { cwd: "/p" }, selectedModel: "a" }, "e1");
+  const usage = line("session.shutdown", {
+    modelMetrics: {
+      "claude-sonnet-4.5": {
+        requests: { count: 4, cost: 4 },
+        usage: { inputTokens: 18200, outputTokens: 410, cacheReadTokens: 1200 },
+      },
+      "gpt-5-mini": { requests: { count: 1 }, usage: { inputTokens: 1500, outputTokens: 20 } },
+    },
+  }, "e2").usage;
+  // Priced and counted as that many calls; one request leaves the default (1).
+  assert.deepEqual(usage.map((u) => [u.model, u.input_tokens, u.output_tokens, u.calls]), [
+    ["claude-sonnet-4.5", 17000, 410, 4],
+    ["gpt-5-mini", 1500, 20, undefined],
+  ]);
+});

@@ -63,6 +63,18 @@ export function usd(n) {
   return "$" + Math.round(n).toLocaleString();
 }
 
+/**
+ * The cost of some model calls, saying when calls have no price instead of showing $0:
+ * "$1.20", "$1.20 + 3 unpriced", "unpriced (3 calls)".
+ */
+export function cost(n, unpricedCalls) {
+  const unpriced = unpricedCalls ?? 0;
+  if (unpriced === 0) return usd(n);
+  const calls = `${unpriced} call${unpriced === 1 ? "" : "s"}`;
+  if (!n) return `unpriced (${calls})`;
+  return `${usd(n)} + ${unpriced} unpriced`;
+}
+
 /** 0.214 → "21.4%". */
 export function pct(fraction) {
   if (fraction === undefined || fraction === null) return "–";
@@ -91,8 +103,9 @@ export function ago(value) {
   return `${Math.round(hours / 24)}d ago`;
 }
 
-/** An ISO time or ms → local "Nov 30, 18:35". */
+/** An ISO time or ms → local "Nov 30, 18:35"; "unknown" when there is none. */
 export function when(value) {
+  if (value === undefined || value === null || value === 0) return "unknown";
   const date = new Date(typeof value === "number" ? value : Date.parse(value));
   return date.toLocaleString(undefined, {
     month: "short",

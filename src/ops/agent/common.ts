@@ -158,8 +158,20 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** "3m ago", "2h ago", "5d ago". */
+/** An ISO timestamp, or null for a time that is not known (stored as 0, never shown as 1970). */
+export function isoOrNull(ms: number): string | null {
+  return ms > 0 ? iso(ms) : null;
+}
+
+/** Minutes from `start` to `end` (one decimal), or null when the start is not known. */
+export function durationMin(start: number, end: number): number | null {
+  if (start <= 0 || end <= 0) return null;
+  return Math.round(Math.max(0, end - start) / 6000) / 10;
+}
+
+/** "3m ago", "2h ago", "5d ago"; "unknown" for a time that is not known (0). */
 export function ago(ms: number, now: number): string {
+  if (ms <= 0) return "unknown";
   const seconds = Math.max(0, Math.round((now - ms) / 1000));
   if (seconds < 60) return `${seconds}s ago`;
   const minutes = Math.round(seconds / 60);

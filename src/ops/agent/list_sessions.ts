@@ -20,6 +20,7 @@ import {
   agentContext,
   agentSourceSchema,
   clamp,
+  durationMin,
   READ_ONLY,
   resolveAgentFilter,
   resolveProject,
@@ -27,7 +28,6 @@ import {
 import { resolveWindow, sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
 import {
-  durationMin,
   ownCounts,
   sessionCountsSchema,
   subagentEntry,
@@ -52,7 +52,7 @@ export const listedSessionSchema = sessionSummarySchema.extend({
     cache_read: z.number().int(),
     cache_write: z.number().int(),
   }),
-  duration_min: z.number(),
+  duration_min: z.number().nullable().describe("null when the session's start is not known"),
   subagent_count: z.number().int().describe("Sub-agent runs of this session"),
   subagents: z.array(subagentEntrySchema).describe(
     "This session's sub-agents, oldest first, each with its own counts",
@@ -138,7 +138,7 @@ export const listSessionsOperation: Operation = defineOperation({
           cache_read: row.cache_read_tokens,
           cache_write: row.cache_write_tokens,
         },
-        duration_min: durationMin(row),
+        duration_min: durationMin(row.started_at, row.last_activity_at),
         subagent_count: sums?.count ?? 0,
         subagents: mine.map(subagentEntry),
       };

@@ -12,6 +12,7 @@ import {
   openAnomalyCounts,
   sessionsStartedSince,
   toolCallTotals,
+  unpricedModels,
   usageTotals,
 } from "../../store/dashboard_reads.ts";
 import { defineOperation, type Operation } from "../operation.ts";
@@ -67,7 +68,11 @@ export const overviewOperation: Operation = defineOperation({
         total: z.number(),
       }),
       cache_hit_pct: z.number().optional(),
-      cost_usd: z.number(),
+      cost_usd: z.number().describe("Cost of the priced model calls, USD"),
+      unpriced_calls: z.number().int().describe(
+        "Model calls whose model has no price (their cost is not in cost_usd)",
+      ),
+      unpriced_models: z.array(z.object({ model: z.string(), calls: z.number().int() })),
       tool_calls: z.number().int(),
       tool_failures: z.number().int(),
       failure_rate: z.number(),
@@ -126,6 +131,10 @@ export const overviewOperation: Operation = defineOperation({
           total: inputSide + usage.output_tokens,
         },
         cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6,
+        unpriced_calls: usage.unpriced_calls,
+        unpriced_models: usage.unpriced_calls > 0
+          ? unpricedModels(ctx.db, window.since, window.until, 10)
+          : [],
         tool_calls: tools.calls,
         tool_failures: tools.failures,
         failure_rate: tools.calls === 0

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { SessionRow } from "../../store/agent_reads.ts";
-import { ago, iso } from "./common.ts";
+import { ago, isoOrNull } from "./common.ts";
 
 /** Schema of one session entry. */
 export const sessionSummarySchema = z.object({
@@ -15,12 +15,17 @@ export const sessionSummarySchema = z.object({
   cwd: z.string(),
   title: z.string().optional(),
   model: z.string().optional(),
-  started_at: z.string(),
-  last_activity_at: z.string(),
+  started_at: z.string().nullable().describe(
+    "The session's earliest recorded time; null when none of its records had one",
+  ),
+  last_activity_at: z.string().nullable().describe("null when none of its records had a time"),
   last_activity_ago: z.string(),
   message_count: z.number().int(),
   total_tokens: z.number().int(),
-  cost_usd: z.number(),
+  cost_usd: z.number().describe("Cost of the priced model calls, USD"),
+  unpriced_calls: z.number().int().describe(
+    "Model calls whose model has no price (their cost is not in cost_usd)",
+  ),
 });
 
 /** One session entry. */
@@ -32,13 +37,14 @@ export function summarizeSession(session: SessionRow, now: number): SessionSumma
     session_id: session.session_id,
     agent_source: session.agent,
     cwd: session.cwd ?? session.project ?? "",
-    started_at: iso(session.started_at),
-    last_activity_at: iso(session.last_activity_at),
+    started_at: isoOrNull(session.started_at),
+    last_activity_at: isoOrNull(session.last_activity_at),
     last_activity_ago: ago(session.last_activity_at, now),
     message_count: session.message_count,
     total_tokens: session.input_tokens + session.output_tokens + session.cache_read_tokens +
       session.cache_write_tokens,
     cost_usd: Math.round(session.cost_usd * 1e6) / 1e6,
+    unpriced_calls: session.unpriced_calls,
   };
   if (session.title !== null) summary.title = session.title;
   if (session.model !== null) summary.model = session.model;

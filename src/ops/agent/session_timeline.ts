@@ -32,10 +32,10 @@ import {
 } from "../../store/dashboard_reads.ts";
 import { OperationFailure } from "../../core/errors.ts";
 import { defineOperation, type Operation } from "../operation.ts";
-import { agentContext, clamp, cutText, iso, READ_ONLY } from "./common.ts";
+import { agentContext, clamp, cutText, durationMin, iso, READ_ONLY } from "./common.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
+import { sessionSince } from "./state_builders.ts";
 import {
-  durationMin,
   ownCounts,
   sessionCountsSchema,
   subagentEntry,
@@ -84,6 +84,7 @@ const usagePointSchema = z.object({
   cache_read_tokens: z.number(),
   cache_write_tokens: z.number(),
   cost_usd: z.number(),
+  unpriced: z.boolean().optional().describe("true when no price fits the call's model"),
   cache_hit_pct: z.number(),
 });
 
@@ -103,7 +104,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
   output: z.object({
     session: sessionSummarySchema.extend({
       project: z.string(),
-      duration_min: z.number(),
+      duration_min: z.number().nullable(),
       tool_calls: z.number().int(),
       is_subagent: z.boolean(),
       subagent_type: z.string().optional(),
@@ -114,7 +115,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
     subagents: z.array(subagentEntrySchema),
     subagent_count: z.number().int(),
     own: sessionCountsSchema.optional(),
-    started_at: z.number(),
+    started_at: z.number().nullable().describe("Epoch ms; null when the start is not known"),
     ended_at: z.number(),
     items: z.array(itemSchema),
     usage: z.array(usagePointSchema),
@@ -179,7 +180,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
           ctx.db,
           project,
           session.session_id,
-          session.started_at,
+          sessionSince(session),
           200,
         )
       ) {
@@ -212,7 +213,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
     const builds = buildRunsBetween(
       ctx.db,
       project === "" ? null : project,
-      session.started_at - 60_000,
+      sessionSince(session) - 60_000,
       session.last_activity_at + 60_000,
       200,
     );
@@ -248,6 +249,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
           : Math.round((u.cache_read_tokens / inputSide) * 1000) / 10,
       };
       if (u.model !== null) point.model = u.model;
+      if (u.priced === 0) point.unpriced = true;
       return point;
     });
     const tools = items.filter((i) => i.kind === "tool");
@@ -257,7 +259,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
     const summary: Record<string, unknown> = {
       ...summarizeSession(session, ctx.now),
       project,
-      duration_min: durationMin(session),
+      duration_min: durationMin(session.started_at, session.last_activity_at),
       tool_calls: session.tool_calls,
       is_subagent: isSubagent,
     };
@@ -279,7 +281,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
       ...extra,
       subagents: children.map(subagentEntry),
       subagent_count: sums?.count ?? 0,
-      started_at: session.started_at,
+      started_at: session.started_at > 0 ? session.started_at : null,
       ended_at: session.last_activity_at,
       items,
       usage,

@@ -22,7 +22,7 @@ import {
   latestBuildRuns,
   projectRootFor,
 } from "../../store/perception_store.ts";
-import { type AgentContext, ago, cutText, iso } from "./common.ts";
+import { type AgentContext, ago, cutText, durationMin, iso, isoOrNull } from "./common.ts";
 
 /** Minutes after which a build failure is reported as stale. */
 export const BUILD_IDLE_THRESHOLD_MIN = 30;
@@ -35,7 +35,10 @@ export const tokensSchema = z.object({
   cache_write: z.number().int(),
   reasoning: z.number().int(),
   total: z.number().int(),
-  cost_usd: z.number(),
+  cost_usd: z.number().describe("Cost of the priced model calls, USD"),
+  unpriced_calls: z.number().int().describe(
+    "Model calls whose model has no price (not in cost_usd)",
+  ),
   context_tokens: z.number().int().optional(),
   context_window: z.number().int().optional(),
   context_used_pct: z.number().optional(),
@@ -60,10 +63,10 @@ export const sessionStateSchema = z.object({
   project: z.string(),
   model: z.string().optional(),
   title: z.string().optional(),
-  started_at: z.string(),
-  last_activity_at: z.string(),
+  started_at: z.string().nullable().describe("null when no record of the session had a time"),
+  last_activity_at: z.string().nullable(),
   last_activity_ago: z.string(),
-  duration_min: z.number(),
+  duration_min: z.number().nullable(),
   tool_calls: z.number().int(),
   tool_failures: z.number().int(),
   tools: z.array(
@@ -82,6 +85,14 @@ export const sessionStateSchema = z.object({
 
 /** A session's state. */
 export type SessionState = z.infer<typeof sessionStateSchema>;
+
+/**
+ * Where a session's own history begins for "since the session started" questions: its start,
+ * or its last activity when no record had a time (never the epoch, which would mean "ever").
+ */
+export function sessionSince(session: SessionRow): number {
+  return session.started_at > 0 ? session.started_at : session.last_activity_at;
+}
 
 /** Builds a session's state; `actionLimit` adds the verbose action list. */
 export function buildSessionState(
@@ -105,6 +116,7 @@ export function buildSessionState(
     reasoning: session.reasoning_tokens,
     total,
     cost_usd: Math.round(session.cost_usd * 1e6) / 1e6,
+    unpriced_calls: session.unpriced_calls,
   };
   if (session.context_tokens !== null) tokens.context_tokens = session.context_tokens;
   if (session.context_window !== null) {
@@ -120,10 +132,10 @@ export function buildSessionState(
     agent_source: session.agent,
     cwd: session.cwd ?? project,
     project,
-    started_at: iso(session.started_at),
-    last_activity_at: iso(session.last_activity_at),
+    started_at: isoOrNull(session.started_at),
+    last_activity_at: isoOrNull(session.last_activity_at),
     last_activity_ago: ago(session.last_activity_at, ctx.now),
-    duration_min: Math.round((session.last_activity_at - session.started_at) / 6000) / 10,
+    duration_min: durationMin(session.started_at, session.last_activity_at),
     tool_calls: tools.reduce((sum, t) => sum + t.calls, 0),
     tool_failures: tools.reduce((sum, t) => sum + (t.failures ?? 0), 0),
     tools: tools.map((t) => ({
@@ -137,7 +149,7 @@ export function buildSessionState(
       ...(f.tool_name !== null ? { tool_name: f.tool_name } : {}),
       ts: iso(f.ts),
     })),
-    external_changes: fileChangesSince(ctx.db, project || null, session.started_at, 20)
+    external_changes: fileChangesSince(ctx.db, project || null, sessionSince(session), 20)
       .filter((c) => c.source !== "agent")
       .map((c) => c.path),
   };
@@ -146,7 +158,7 @@ export function buildSessionState(
   if (files.length > 0) state.current_focus = files[0].path;
   if (prompt !== undefined) state.last_prompt = cutText(prompt.text, 300).text;
   const build = latestBuildRuns(ctx.db, undefined, 1)[0];
-  if (build !== undefined && build.exit_code !== 0 && build.started_at >= session.started_at) {
+  if (build !== undefined && build.exit_code !== 0 && build.started_at >= sessionSince(session)) {
     const errors = JSON.parse(build.errors) as Array<{ message?: string }>;
     state.last_build_error = {
       tag: build.tag,

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { SessionRow, SubagentTotals } from "../../store/agent_reads.ts";
-import { iso } from "./common.ts";
+import { durationMin, isoOrNull } from "./common.ts";
 
 /** Schema of a session's counters. */
 export const sessionCountsSchema = z.object({
@@ -21,6 +21,9 @@ export const sessionCountsSchema = z.object({
   }),
   total_tokens: z.number().int(),
   cost_usd: z.number(),
+  unpriced_calls: z.number().int().describe(
+    "Model calls no price fits: their cost is not in cost_usd (unpriced, not free)",
+  ),
 });
 
 /** A session's counters. */
@@ -32,9 +35,9 @@ export const subagentEntrySchema = sessionCountsSchema.extend({
   subagent_type: z.string().optional(),
   title: z.string().optional().describe("The task description the parent gave it"),
   model: z.string().optional(),
-  started_at: z.string(),
-  last_activity_at: z.string(),
-  duration_min: z.number(),
+  started_at: z.string().nullable().describe("null when no record gave a time"),
+  last_activity_at: z.string().nullable(),
+  duration_min: z.number().nullable().describe("null when the start is not known"),
 });
 
 /** One sub-agent under its parent. */
@@ -54,6 +57,7 @@ export function countsOf(row: SessionRow): SessionCounts {
     total_tokens: row.input_tokens + row.output_tokens + row.cache_read_tokens +
       row.cache_write_tokens,
     cost_usd: roundUsd(row.cost_usd),
+    unpriced_calls: row.unpriced_calls,
   };
 }
 
@@ -61,9 +65,9 @@ export function countsOf(row: SessionRow): SessionCounts {
 export function subagentEntry(row: SessionRow): SubagentEntry {
   const entry: SubagentEntry = {
     session_id: row.session_id,
-    started_at: iso(row.started_at),
-    last_activity_at: iso(row.last_activity_at),
-    duration_min: durationMin(row),
+    started_at: isoOrNull(row.started_at),
+    last_activity_at: isoOrNull(row.last_activity_at),
+    duration_min: durationMin(row.started_at, row.last_activity_at),
     ...countsOf(row),
   };
   if (row.subagent_type !== null) entry.subagent_type = row.subagent_type;
@@ -85,12 +89,8 @@ export function ownCounts(parent: SessionRow, children: SubagentTotals): Session
     tokens: { input, output, cache_read: cacheRead, cache_write: cacheWrite },
     total_tokens: input + output + cacheRead + cacheWrite,
     cost_usd: roundUsd(less(parent.cost_usd, children.cost_usd)),
+    unpriced_calls: less(parent.unpriced_calls, children.unpriced_calls),
   };
-}
-
-/** Minutes from a session's start to its last activity, to a tenth. */
-export function durationMin(row: SessionRow): number {
-  return Math.round((row.last_activity_at - row.started_at) / 6000) / 10;
 }
 
 function roundUsd(value: number): number {

@@ -22,8 +22,11 @@ const seriesSchema = z.object({
   output_tokens: z.array(z.number()),
   cache_read_tokens: z.array(z.number()),
   cache_write_tokens: z.array(z.number()),
-  cost_usd: z.array(z.number()),
+  cost_usd: z.array(z.number()).describe("Cost of the priced calls, USD"),
   calls: z.array(z.number()),
+  unpriced_calls: z.array(z.number()).describe(
+    "Calls whose model has no price (not in cost_usd)",
+  ),
 });
 
 /** Picks the bucket size: the asked one when it fits under the cap, else the next step up. */
@@ -39,7 +42,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
   id: "agent.usage_timeseries",
   title: "Token and cost time series",
   description:
-    "Tokens (input, output, cache reads and writes), cost and model calls per time bucket, one series per agent or per model, over a time window. Buckets are epoch milliseconds shared by every series.",
+    "Tokens (input, output, cache reads and writes), cost and model calls per time bucket, one series per agent or per model, over a time window: with group_by model and bucket_min 1440, tokens and cost per day per model. Calls whose model has no price are counted apart (unpriced_calls), never as $0. Buckets are epoch milliseconds shared by every series.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,
@@ -65,6 +68,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
       cache_write_tokens: z.number(),
       cost_usd: z.number(),
       calls: z.number(),
+      unpriced_calls: z.number(),
     }),
   }),
   scopes: ["agent:read"],
@@ -99,6 +103,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
       cache_write_tokens: 0,
       cost_usd: 0,
       calls: 0,
+      unpriced_calls: 0,
     };
     const zeros = () => buckets.map(() => 0);
     for (const row of rows) {
@@ -114,6 +119,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
           cache_write_tokens: zeros(),
           cost_usd: zeros(),
           calls: zeros(),
+          unpriced_calls: zeros(),
         };
         series.set(row.series_key, entry);
       }
@@ -123,12 +129,14 @@ export const usageTimeseriesOperation: Operation = defineOperation({
       entry.cache_write_tokens[at] += row.cache_write_tokens;
       entry.cost_usd[at] = Math.round((entry.cost_usd[at] + row.cost_usd) * 1e6) / 1e6;
       entry.calls[at] += row.calls;
+      entry.unpriced_calls[at] += row.unpriced_calls;
       totals.input_tokens += row.input_tokens;
       totals.output_tokens += row.output_tokens;
       totals.cache_read_tokens += row.cache_read_tokens;
       totals.cache_write_tokens += row.cache_write_tokens;
       totals.cost_usd += row.cost_usd;
       totals.calls += row.calls;
+      totals.unpriced_calls += row.unpriced_calls;
     }
     totals.cost_usd = Math.round(totals.cost_usd * 1e6) / 1e6;
     return {

@@ -12,6 +12,7 @@ import {
   card,
   clock,
   compact,
+  cost,
   debounce,
   duration,
   empty,
@@ -57,7 +58,16 @@ function kpis(overview) {
       compact(w.tokens.total),
       w.cache_hit_pct === undefined ? "" : `${w.cache_hit_pct}% cache hits`,
     ),
-    kpi("Cost", usd(w.cost_usd), `${compact(w.model_calls)} model calls`),
+    kpi(
+      "Cost",
+      cost(w.cost_usd, w.unpriced_calls),
+      w.unpriced_calls > 0
+        ? `${compact(w.model_calls)} model calls, ${w.unpriced_calls} unpriced (${
+          w.unpriced_models.map((m) => m.model).join(", ")
+        })`
+        : `${compact(w.model_calls)} model calls`,
+      w.unpriced_calls > 0 ? "warn" : "",
+    ),
     kpi(
       "Tool calls",
       compact(w.tool_calls),
@@ -129,7 +139,7 @@ function sessionsTable(list) {
         class: "nowrap",
       },
       { label: "Tokens", cell: (s) => compact(s.total_tokens), numeric: true },
-      { label: "Cost", cell: (s) => usd(s.cost_usd), numeric: true },
+      { label: "Cost", cell: (s) => cost(s.cost_usd, s.unpriced_calls), numeric: true },
     ],
     list.sessions,
     { caption: "Recent sessions" },

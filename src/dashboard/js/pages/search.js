@@ -3,7 +3,17 @@
 
 import { op } from "../api.js";
 import { link } from "../app.js";
-import { agentBadge, baseName, empty, failure, h, highlight, mount, shortId, usd } from "../dom.js";
+import {
+  agentBadge,
+  baseName,
+  cost,
+  empty,
+  failure,
+  h,
+  highlight,
+  mount,
+  shortId,
+} from "../dom.js";
 import { documentResults } from "./documents.js";
 
 function sessionHits(result, query) {
@@ -30,7 +40,7 @@ function sessionHits(result, query) {
             { class: "muted small" },
             `${baseName(s.cwd)} · ${s.last_activity_ago} · ${s.hit_count} hit${
               s.hit_count === 1 ? "" : "s"
-            } · ${usd(s.cost_usd)}`,
+            } · ${cost(s.cost_usd, s.unpriced_calls)}`,
           ),
         ),
         h(

@@ -13,6 +13,7 @@ import {
   card,
   clock,
   compact,
+  cost,
   debounce,
   duration,
   empty,
@@ -22,7 +23,6 @@ import {
   severityBadge,
   shortId,
   table,
-  usd,
   when,
 } from "../dom.js";
 
@@ -125,7 +125,7 @@ function header(timeline) {
       { class: "facts" },
       fact("Project", h("span", { title: s.project }, baseName(s.project) || "–")),
       fact("Started", h("span", { title: s.started_at }, when(s.started_at))),
-      fact("Duration", `${s.duration_min} min`),
+      fact("Duration", s.duration_min === null ? "unknown" : `${s.duration_min} min`),
       fact(
         "Messages",
         `${compact(s.message_count)}${own ? ` (${compact(own.message_count)} own)` : ""}`,
@@ -140,7 +140,12 @@ function header(timeline) {
         "Tokens",
         `${compact(s.total_tokens)}${own ? ` (${compact(own.total_tokens)} own)` : ""}`,
       ),
-      fact("Cost", `${usd(s.cost_usd)}${own ? ` (${usd(own.cost_usd)} own)` : ""}`),
+      fact(
+        "Cost",
+        `${cost(s.cost_usd, s.unpriced_calls)}${
+          own ? ` (${cost(own.cost_usd, own.unpriced_calls)} own)` : ""
+        }`,
+      ),
       timeline.subagent_count > 0 ? fact("Sub-agents", String(timeline.subagent_count)) : null,
       fact("Anomalies", String(c.anomalies)),
     ),
@@ -169,11 +174,15 @@ function subagentList(timeline) {
             ),
         },
         { label: "Started", cell: (c) => h("span", { title: c.started_at }, clock(c.started_at)) },
-        { label: "Duration", cell: (c) => `${c.duration_min} min`, numeric: true },
+        {
+          label: "Duration",
+          cell: (c) => c.duration_min === null ? "unknown" : `${c.duration_min} min`,
+          numeric: true,
+        },
         { label: "Messages", cell: (c) => compact(c.message_count), numeric: true },
         { label: "Tool calls", cell: (c) => compact(c.tool_calls), numeric: true },
         { label: "Tokens", cell: (c) => compact(c.total_tokens), numeric: true },
-        { label: "Cost", cell: (c) => usd(c.cost_usd), numeric: true },
+        { label: "Cost", cell: (c) => cost(c.cost_usd, c.unpriced_calls), numeric: true },
       ],
       timeline.subagents,
       { caption: "Sub-agents", class: "subagents-table" },

@@ -10,13 +10,13 @@ import {
   ago,
   baseName,
   compact,
+  cost,
   debounce,
   empty,
   failure,
   h,
   mount,
   shortId,
-  usd,
 } from "../dom.js";
 
 const AGENTS = [["", "All agents"], ["claude_code", "Claude Code"], ["codex", "Codex"], [
@@ -100,6 +100,11 @@ function withOwn(total, own, format) {
     : h("span", { title: `own: ${format(own)}; the rest is its sub-agents'` }, format(total));
 }
 
+// A duration is unknown when no record of the session gave a time.
+function minutes(value) {
+  return value === null || value === undefined ? "unknown" : `${value} min`;
+}
+
 const COLUMNS = [
   { label: "Agent", parent: (s) => agentBadge(s.agent_source), child: () => "" },
   {
@@ -146,8 +151,8 @@ const COLUMNS = [
   {
     label: "Duration",
     numeric: true,
-    parent: (s) => `${s.duration_min} min`,
-    child: (c) => `${c.duration_min} min`,
+    parent: (s) => minutes(s.duration_min),
+    child: (c) => minutes(c.duration_min),
   },
   {
     label: "Messages",
@@ -170,8 +175,8 @@ const COLUMNS = [
   {
     label: "Cost",
     numeric: true,
-    parent: (s) => withOwn(s.cost_usd, s.own?.cost_usd, usd),
-    child: (c) => usd(c.cost_usd),
+    parent: (s) => withOwn(s, s.own, (x) => cost(x.cost_usd, x.unpriced_calls)),
+    child: (c) => cost(c.cost_usd, c.unpriced_calls),
   },
   { label: "Anomalies", numeric: true, parent: anomalyCell, child: () => "" },
 ];
