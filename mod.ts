@@ -35,8 +35,10 @@
  */
 
 export {
+  ERROR_KINDS,
   type ErrorKind,
   type ErrorObject,
+  isErrorKind,
   OperationFailure,
   toErrorObject,
   VantageError,
@@ -46,7 +48,6 @@ export {
   type Caller,
   type Cassette,
   type CatalogView,
-  type CompositeName,
   defineOperation,
   type Operation,
   type OperationAnnotations,
@@ -68,12 +69,22 @@ export {
   executeOperation,
   type ExecuteOperationError,
   type ExecuteOptions,
-  executePipeline,
   type ExecuteResponse,
   type ExecuteSuccess,
-  type PipelineResponse,
-  type PipelineStep,
+  failureOf,
+  type OperationErrorObject,
 } from "./src/ops/executor.ts";
+export {
+  byOperationId,
+  executePipeline,
+  type PipelineOptions,
+  type PipelineResponse,
+  type PipelineRun,
+  type PipelineStep,
+  runPipeline,
+  type StepOutcome,
+  type StepResolver,
+} from "./src/ops/pipeline.ts";
 export {
   executeTool,
   handleExecute,
@@ -83,6 +94,7 @@ export {
   type ToolDefinition,
 } from "./src/ops/dex_tools.ts";
 export type { JsonSchema } from "./src/ops/json_schema.ts";
+export { defaultNaming, type OperationNames, type OperationNaming } from "./src/ops/naming.ts";
 export { type ServiceKey, serviceKey, Services } from "./src/ops/services.ts";
 export { DEFAULT_SCOPES, KNOWN_SCOPES, parseScopes } from "./src/ops/scopes.ts";
 export { builtinCassettes, builtinCatalog } from "./src/ops/builtin.ts";
@@ -93,6 +105,13 @@ export {
   type McpTransport,
 } from "./src/mcp/server.ts";
 export { buildSurface } from "./src/mcp/surfaces.ts";
+export {
+  COMPOSITE_NAMES,
+  type CompositeName,
+  FULL_TOOL_NAMES,
+  mcpNaming,
+  VANTAGE_NAMING,
+} from "./src/mcp/operation_names.ts";
 export {
   type McpSurface,
   type McpTool,

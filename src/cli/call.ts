@@ -5,11 +5,23 @@
  * @module
  */
 import { exitCodeFor, VantageError } from "../core/errors.ts";
+import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
-import { executeOperation } from "../ops/executor.ts";
+import { executeOperation, type ExecuteResponse, failureOf } from "../ops/executor.ts";
 import { vantageServices } from "../ops/runtime.ts";
 import { callerFromFlags } from "./caller.ts";
 import { type Command, parseFlags, readStdin, writeStderr, writeStdout } from "./command.ts";
+
+/**
+ * The exit code of `vantage call` for an executor response: 0 for a result,
+ * otherwise the failure kind's code — the executor's kind, or the one an
+ * operation raised (an operation's own `forbidden` exits 3, like the
+ * executor's).
+ */
+export function callExitCode(response: ExecuteResponse): number {
+  const failure = failureOf(response);
+  return failure === undefined ? 0 : exitCodeFor(failure.kind);
+}
 
 /** The `call` command. */
 export const command: Command = {
@@ -61,27 +73,21 @@ Examples:
     const caller = callerFromFlags(values.scopes);
     const services = vantageServices();
     try {
-      const response = await executeOperation(builtinCatalog(), operationId, parsed, caller, {
-        services,
-      });
+      const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
+      const response = await executeOperation(catalog, operationId, parsed, caller, { services });
+      const failure = failureOf(response);
       if (values.json === true) {
         writeStdout(JSON.stringify(response, null, 2) + "\n");
-        return "result" in response
-          ? 0
-          : "error" in response
-          ? exitCodeFor(response.error.kind)
-          : 1;
+      } else if (failure === undefined) {
+        writeStdout(JSON.stringify((response as { result: unknown }).result, null, 2) + "\n");
+      } else {
+        writeStderr(
+          "operation_error" in response
+            ? `vantage call: ${operationId} failed: ${failure.message}`
+            : `vantage call: ${failure.message}`,
+        );
       }
-      if ("result" in response) {
-        writeStdout(JSON.stringify(response.result, null, 2) + "\n");
-        return 0;
-      }
-      if ("operation_error" in response) {
-        writeStderr(`vantage call: ${operationId} failed: ${response.operation_error.message}`);
-        return 1;
-      }
-      writeStderr(`vantage call: ${response.error.message}`);
-      return exitCodeFor(response.error.kind);
+      return callExitCode(response);
     } finally {
       services.close();
     }

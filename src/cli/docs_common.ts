@@ -8,7 +8,7 @@
 import { writeStdout } from "./output.ts";
 import { VantageError } from "../core/errors.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
-import { executeOperation } from "../ops/executor.ts";
+import { executeOperation, failureOf } from "../ops/executor.ts";
 import { vantageServices } from "../ops/runtime.ts";
 import { callerFromFlags } from "./caller.ts";
 
@@ -31,15 +31,9 @@ export async function runDocsOperation(
       callerFromFlags(scopes),
       { services },
     );
-    if ("result" in response) return response.result as Record<string, unknown>;
-    if ("operation_error" in response) {
-      const kind = response.operation_error.details?.kind;
-      throw new VantageError(
-        typeof kind === "string" ? kind as VantageError["kind"] : "operation_error",
-        response.operation_error.message,
-      );
-    }
-    throw new VantageError(response.error.kind, response.error.message);
+    const failure = failureOf(response);
+    if (failure === undefined) return (response as { result: Record<string, unknown> }).result;
+    throw new VantageError(failure.kind, failure.message);
   } finally {
     services.close();
   }

@@ -55,14 +55,19 @@ VANTAGE_PROMPTS (folder of PROMPT-*.md templates).`,
         // Computed specifiers: a literal import() would be loaded with this module, before
         // `initialize` is answered; these load only once the client has been answered.
         const load = (path: string) => import(new URL(path, import.meta.url).href);
-        const [{ builtinCatalog }, { buildSurface }, { vantageServices }] = await Promise.all([
-          load("../ops/builtin.ts") as Promise<typeof import("../ops/builtin.ts")>,
-          load("../mcp/surfaces.ts") as Promise<typeof import("../mcp/surfaces.ts")>,
-          load("../ops/runtime.ts") as Promise<typeof import("../ops/runtime.ts")>,
-        ]);
+        const [{ builtinCatalog }, { buildSurface }, { vantageServices }, { VANTAGE_NAMING }] =
+          await Promise.all([
+            load("../ops/builtin.ts") as Promise<typeof import("../ops/builtin.ts")>,
+            load("../mcp/surfaces.ts") as Promise<typeof import("../mcp/surfaces.ts")>,
+            load("../ops/runtime.ts") as Promise<typeof import("../ops/runtime.ts")>,
+            load("../mcp/operation_names.ts") as Promise<
+              typeof import("../mcp/operation_names.ts")
+            >,
+          ]);
         const services = vantageServices(paths);
         closeServices = () => services.close();
-        return buildSurface(surfaceName, builtinCatalog(), caller, { services });
+        const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
+        return buildSurface(surfaceName, catalog, caller, { services });
       },
     });
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
 import { callerFromFlags } from "./caller.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
@@ -31,7 +32,7 @@ Options:
       json: { type: "boolean" },
     }, 1);
     const caller = callerFromFlags(values.scopes);
-    const catalog = builtinCatalog();
+    const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
     const query = positionals[0] ?? "";
     let limit = query === "" ? catalog.operations().length : 10;
     if (typeof values.limit === "string") {

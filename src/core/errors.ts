@@ -7,19 +7,43 @@
  * @module
  */
 
-/** The kinds of failure the catalog's executor and its surfaces report. */
-export type ErrorKind =
-  | "invalid_arguments"
-  | "unknown_operation"
-  | "forbidden"
-  | "timeout"
-  | "result_too_large"
-  | "invalid_result"
-  | "operation_error"
-  | "not_found"
-  | "conflict"
-  | "unavailable"
-  | "internal_error";
+/**
+ * Every kind of failure the catalog's executor and its surfaces report: the
+ * one list. Each surface maps a kind to its own signal through one table
+ * keyed by it ({@linkcode httpStatusFor}, {@linkcode exitCodeFor}, MCP's
+ * `isError`), so a kind added here must be mapped there before the code
+ * type-checks.
+ */
+export const ERROR_KINDS = [
+  "invalid_arguments",
+  "unknown_operation",
+  "forbidden",
+  "timeout",
+  "result_too_large",
+  "invalid_result",
+  "operation_error",
+  "not_found",
+  "conflict",
+  "unavailable",
+  "internal_error",
+] as const;
+
+/** One of {@linkcode ERROR_KINDS}. */
+export type ErrorKind = typeof ERROR_KINDS[number];
+
+/**
+ * Whether `value` names a kind of {@linkcode ERROR_KINDS}.
+ *
+ * @example
+ * ```ts
+ * import { isErrorKind } from "./errors.ts";
+ * isErrorKind("forbidden"); // true
+ * isErrorKind("teapot"); // false
+ * ```
+ */
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === "string" && (ERROR_KINDS as readonly string[]).includes(value);
+}
 
 /** The JSON-safe error object every surface returns. */
 export interface ErrorObject {
@@ -115,44 +139,57 @@ export function toErrorObject(error: unknown, dispatched = false): ErrorObject {
   return { kind: "internal_error", dispatched, message };
 }
 
-/** The process exit code the CLI uses for each kind. */
+// Keyed by every kind, so a kind added to ERROR_KINDS without a code here does not type-check.
+const EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
+  invalid_arguments: 2,
+  unknown_operation: 2,
+  forbidden: 3,
+  not_found: 4,
+  unavailable: 5,
+  timeout: 1,
+  result_too_large: 1,
+  invalid_result: 1,
+  operation_error: 1,
+  conflict: 1,
+  internal_error: 1,
+};
+
+const HTTP_STATUSES: Readonly<Record<ErrorKind, number>> = {
+  invalid_arguments: 400,
+  forbidden: 403,
+  unknown_operation: 404,
+  not_found: 404,
+  conflict: 409,
+  result_too_large: 413,
+  operation_error: 422,
+  unavailable: 503,
+  timeout: 504,
+  invalid_result: 500,
+  internal_error: 500,
+};
+
+/**
+ * The process exit code the CLI uses for each kind.
+ *
+ * @example
+ * ```ts
+ * import { exitCodeFor } from "./errors.ts";
+ * exitCodeFor("forbidden"); // 3
+ * ```
+ */
 export function exitCodeFor(kind: ErrorKind): number {
-  switch (kind) {
-    case "invalid_arguments":
-    case "unknown_operation":
-      return 2;
-    case "forbidden":
-      return 3;
-    case "not_found":
-      return 4;
-    case "unavailable":
-      return 5;
-    default:
-      return 1;
-  }
+  return EXIT_CODES[kind] ?? 1;
 }
 
-/** The HTTP status each kind maps to. */
+/**
+ * The HTTP status each kind maps to.
+ *
+ * @example
+ * ```ts
+ * import { httpStatusFor } from "./errors.ts";
+ * httpStatusFor("forbidden"); // 403
+ * ```
+ */
 export function httpStatusFor(kind: ErrorKind): number {
-  switch (kind) {
-    case "invalid_arguments":
-      return 400;
-    case "forbidden":
-      return 403;
-    case "unknown_operation":
-    case "not_found":
-      return 404;
-    case "conflict":
-      return 409;
-    case "result_too_large":
-      return 413;
-    case "operation_error":
-      return 422;
-    case "unavailable":
-      return 503;
-    case "timeout":
-      return 504;
-    default:
-      return 500;
-  }
+  return HTTP_STATUSES[kind] ?? 500;
 }

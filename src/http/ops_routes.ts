@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { type ErrorKind, httpStatusFor } from "../core/errors.ts";
+import { httpStatusFor } from "../core/errors.ts";
 import { excerpt, NAME_MAX_CHARS, QUERY_MAX_CHARS } from "../core/limits.ts";
 import type { Catalog } from "../ops/catalog.ts";
-import { executeOperation, type ExecuteResponse } from "../ops/executor.ts";
+import { executeOperation, type ExecuteResponse, failureOf } from "../ops/executor.ts";
 import type { Caller } from "../ops/operation.ts";
 import type { Services } from "../ops/services.ts";
 import { boundedParam, readParam } from "./params.ts";
@@ -23,34 +23,14 @@ export interface OpsContext {
   services: Services;
 }
 
-const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
-  "invalid_arguments",
-  "unknown_operation",
-  "forbidden",
-  "timeout",
-  "result_too_large",
-  "invalid_result",
-  "operation_error",
-  "not_found",
-  "conflict",
-  "unavailable",
-  "internal_error",
-]);
-
 /**
  * The HTTP status of an executor response: 200 for a result, the error
  * kind's status otherwise. An operation's own failure keeps the kind it
  * raised (`not_found` → 404) and is `operation_error` (422) otherwise.
  */
 export function statusOf(response: ExecuteResponse): number {
-  if ("error" in response) return httpStatusFor(response.error.kind);
-  if ("operation_error" in response) {
-    const raised = response.operation_error.details?.kind;
-    return httpStatusFor(
-      typeof raised === "string" && KINDS.has(raised) ? raised as ErrorKind : "operation_error",
-    );
-  }
-  return 200;
+  const failure = failureOf(response);
+  return failure === undefined ? 200 : httpStatusFor(failure.kind);
 }
 
 /**
@@ -127,12 +107,7 @@ export async function runQuery(
   });
   if ("result" in response) return json(response.result);
   if ("error" in response) return json({ error: response.error }, statusOf(response));
-  const details = response.operation_error.details ?? {};
-  const kind = typeof details.kind === "string" && KINDS.has(details.kind)
-    ? details.kind
-    : "operation_error";
-  return json(
-    { error: { kind, dispatched: false, message: response.operation_error.message } },
-    statusOf(response),
-  );
+  // A refused or failed SELECT changed nothing: the route says so, with the kind it raised.
+  const { kind, message } = response.operation_error;
+  return json({ error: { kind, dispatched: false, message } }, statusOf(response));
 }

@@ -20,6 +20,7 @@ import { replaySpool } from "../ingest/spool.ts";
 import { TranscriptTailer } from "../ingest/transcript_tailer.ts";
 import type { AgentName } from "../ingest/types.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
+import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { DATABASE, vantageServices } from "../ops/runtime.ts";
 import { maxMessageId } from "../store/agent_reads.ts";
@@ -318,7 +319,7 @@ async function startHolding(
       pid: Deno.pid,
       live_subscribers: events.subscribers,
     }),
-    catalog: options.catalog ?? builtinCatalog(),
+    catalog: options.catalog ?? builtinCatalog({ naming: VANTAGE_NAMING }),
     services,
     events,
     promptsDir: paths.prompts,

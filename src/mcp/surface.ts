@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { VantageError } from "../core/errors.ts";
+import { type ErrorKind, VantageError } from "../core/errors.ts";
+import { type ExecuteResponse, failureOf } from "../ops/executor.ts";
+import type { PipelineResponse } from "../ops/pipeline.ts";
 import type { JsonSchema } from "../ops/json_schema.ts";
 import type { OperationAnnotations } from "../ops/operation.ts";
 
@@ -71,6 +73,46 @@ export function jsonResult(
   if (options.structured ?? true) result.structuredContent = value;
   if (options.isError === true) result.isError = true;
   return result;
+}
+
+/**
+ * MCP's signal for a failure of each kind: every kind is `isError: true`,
+ * with the kind itself in the body. Keyed by every kind, like the HTTP
+ * status and exit code tables, so a new kind is decided here too.
+ */
+const IS_ERROR: Readonly<Record<ErrorKind, true>> = {
+  invalid_arguments: true,
+  unknown_operation: true,
+  forbidden: true,
+  timeout: true,
+  result_too_large: true,
+  invalid_result: true,
+  operation_error: true,
+  not_found: true,
+  conflict: true,
+  unavailable: true,
+  internal_error: true,
+};
+
+/** Whether a tool result for a failure of `kind` is flagged `isError` (always). */
+export function isErrorFor(kind: ErrorKind): boolean {
+  return IS_ERROR[kind] ?? true;
+}
+
+/**
+ * An executor response (one operation, or a dex pipeline) as a tool result:
+ * the response itself as JSON, flagged `isError` when it carries a failure
+ * — the executor's error, an operation's own, or a pipeline's failed step.
+ */
+export function executeResult(
+  response: ExecuteResponse | PipelineResponse,
+  options: { structured?: boolean } = {},
+): McpToolResult {
+  const failure = "steps" in response ? response.error : failureOf(response);
+  return jsonResult(response as unknown as Record<string, unknown>, {
+    isError: failure !== undefined && isErrorFor(failure.kind),
+    structured: options.structured,
+  });
 }
 
 /** A tool result for a call the surface could not route. */

@@ -2,15 +2,19 @@
  * The `composite` surface, in YAMS's shapes: `query` (a read-only pipeline
  * with `$prev` references and `describe`), `execute` (a write batch that
  * stops at the first error unless `continueOnError`), `session` (lifecycle
- * actions) and `mcp.echo`. Operation names are the bare YAMS names.
+ * actions) and `mcp.echo`. Operation names are the bare YAMS names, read
+ * from the catalog's naming (`operation_names.ts`). Both pipelines run on the
+ * one engine (`src/ops/pipeline.ts`); this file only parses the tools'
+ * arguments and shapes their answers.
  *
  * @module
  */
 import type { ErrorObject } from "../core/errors.ts";
 import type { Catalog } from "../ops/catalog.ts";
-import { executeOperation, type ExecuteOptions, type ExecuteResponse } from "../ops/executor.ts";
-import type { Caller, CompositeName, Operation } from "../ops/operation.ts";
-import { resolveReferences } from "../ops/prev_reference.ts";
+import { executeOperation, type ExecuteOptions, failureOf } from "../ops/executor.ts";
+import type { Caller, Operation } from "../ops/operation.ts";
+import { runPipeline, type StepOutcome, type StepResolver } from "../ops/pipeline.ts";
+import type { CompositeName } from "./operation_names.ts";
 import { jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
 
 type CompositeTool = CompositeName["tool"];
@@ -24,20 +28,22 @@ export function compositeSurface(
   const named = (tool: CompositeTool): Map<string, Operation> => {
     const map = new Map<string, Operation>();
     for (const operation of catalog.visibleTo(caller)) {
-      if (operation.composite?.tool !== tool) continue;
-      // A query step must not write, whatever the operation claims elsewhere.
-      if (tool === "query" && operation.annotations.readOnlyHint !== true) continue;
-      map.set(operation.composite.name, operation);
+      const place = catalog.namesOf(operation.id).composite;
+      if (place?.tool === tool) map.set(place.name, operation);
     }
     return map;
   };
-  const queryOps = named("query");
   const executeOps = named("execute");
   const sessionOps = named("session");
+  // The query tool offers only read-only operations; one placed there that may write is
+  // still named, so that the read-only pipeline refuses it for what it is.
+  const queryOps = new Map<string, Operation>();
+  const queryWrites = new Map<string, Operation>();
+  for (const [opName, op] of named("query")) {
+    (op.annotations.readOnlyHint === true ? queryOps : queryWrites).set(opName, op);
+  }
 
-  const run = (operation: Operation, params: unknown): Promise<ExecuteResponse> =>
-    executeOperation(catalog, operation.id, params ?? {}, caller, options);
-
+  const surface = { catalog, caller, options };
   return {
     name: "composite",
     tools(): McpTool[] {
@@ -52,11 +58,11 @@ export function compositeSurface(
       const input = args ?? {};
       switch (name) {
         case "query":
-          return await callQuery(queryOps, input, run);
+          return await callQuery(surface, queryOps, [queryWrites, executeOps, sessionOps], input);
         case "execute":
-          return await callExecute(executeOps, input, run);
+          return await callExecute(surface, executeOps, input);
         case "session":
-          return await callSession(sessionOps, input, run);
+          return await callSession(surface, sessionOps, input);
         case "mcp.echo":
           if (typeof input.message !== "string") {
             return toolError("invalid_arguments", "'message' must be a string", false);
@@ -73,12 +79,44 @@ export function compositeSurface(
   };
 }
 
-type Runner = (operation: Operation, params: unknown) => Promise<ExecuteResponse>;
+/** What every composite tool runs against. */
+interface SurfaceContext {
+  catalog: Catalog;
+  caller: Caller;
+  options: ExecuteOptions;
+}
+
+/**
+ * A step resolver over the composite's `{op, params}` entries: the entry's
+ * shape is checked, then its name looked up in `ops`, then in `elsewhere`
+ * (so a read pipeline names a write it was given, and the engine refuses
+ * it for what it is, instead of calling it unknown).
+ */
+function compositeResolver(
+  what: string,
+  list: "steps" | "operations",
+  ops: Map<string, Operation>,
+  elsewhere: ReadonlyArray<Map<string, Operation>> = [],
+): StepResolver<unknown> {
+  return (entry, index) => {
+    const shape = stepShape(entry, "op");
+    if (typeof shape === "string") {
+      return { error: invalidArguments(`${list}[${index}]: ${shape}`) };
+    }
+    const operation = ops.get(shape.name) ??
+      elsewhere.map((other) => other.get(shape.name)).find((op) => op !== undefined);
+    if (operation === undefined) {
+      return { error: unknownName(what, shape.name, ops, `${list}[${index}]: `) };
+    }
+    return { operationId: operation.id, params: shape.params };
+  };
+}
 
 async function callQuery(
+  surface: SurfaceContext,
   ops: Map<string, Operation>,
+  writes: ReadonlyArray<Map<string, Operation>>,
   input: Record<string, unknown>,
-  run: Runner,
 ) {
   const steps = input.steps;
   if (!Array.isArray(steps) || steps.length === 0) {
@@ -88,31 +126,22 @@ async function callQuery(
       false,
     );
   }
-  const done: Array<{ op: string; result: unknown }> = [];
-  let previous: unknown = {};
-  for (const [index, step] of steps.entries()) {
-    const shape = stepShape(step, "op");
-    if (typeof shape === "string") {
-      return failure({
-        kind: "invalid_arguments",
-        dispatched: false,
-        message: `steps[${index}]: ${shape}`,
-      }, done);
-    }
-    const operation = ops.get(shape.name);
-    if (operation === undefined) {
-      return failure(unknownName("query op", shape.name, ops, index), done);
-    }
-    const response = await run(operation, resolveReferences(shape.params, previous));
-    const error = errorOf(response);
-    if (error !== undefined) {
-      return failure(
-        { ...error, message: `steps[${index}] (${shape.name}): ${error.message}` },
-        done,
-      );
-    }
-    previous = (response as { result: unknown }).result;
-    done.push({ op: shape.name, result: previous });
+  const resolve = compositeResolver("query op", "steps", ops, writes);
+  const run = await runPipeline(surface.catalog, steps, surface.caller, resolve, {
+    ...surface.options,
+    readOnly: true,
+  });
+  if (run.refused !== undefined) return failure(run.refused, []);
+  const done = run.outcomes.filter((outcome) => failureOf(outcome.response) === undefined)
+    .map((outcome) => ({ op: nameOf(outcome.step), result: resultOf(outcome) }));
+  const failed = run.outcomes.find((outcome) => failureOf(outcome.response) !== undefined);
+  if (failed !== undefined) {
+    const error = failureOf(failed.response)!;
+    // The resolver's own refusals already say which step; the rest are prefixed with it here.
+    const message = failed.operationId === undefined
+      ? error.message
+      : `steps[${failed.index}] (${nameOf(failed.step)}): ${error.message}`;
+    return failure({ ...error, message }, done);
   }
   // YAMS's single-step shortcut: one step answers with its bare result.
   if (done.length === 1) {
@@ -122,9 +151,9 @@ async function callQuery(
 }
 
 async function callExecute(
+  surface: SurfaceContext,
   ops: Map<string, Operation>,
   input: Record<string, unknown>,
-  run: Runner,
 ) {
   const operations = input.operations;
   if (!Array.isArray(operations) || operations.length === 0) {
@@ -137,60 +166,48 @@ async function callExecute(
   if (input.continueOnError !== undefined && typeof input.continueOnError !== "boolean") {
     return toolError("invalid_arguments", "'continueOnError' must be a boolean", false);
   }
-  const continueOnError = input.continueOnError === true;
-  const results: Array<Record<string, unknown>> = [];
-  let succeeded = 0;
-  let failed = 0;
-  let previous: unknown = {};
-  for (const [index, entry] of operations.entries()) {
-    const shape = stepShape(entry, "op");
-    let error: ErrorObject | undefined;
-    let opName = "";
-    if (typeof shape === "string") {
-      error = {
-        kind: "invalid_arguments",
-        dispatched: false,
-        message: `operations[${index}]: ${shape}`,
-      };
-    } else {
-      opName = shape.name;
-      const operation = ops.get(shape.name);
-      if (operation === undefined) {
-        error = unknownName("execute op", shape.name, ops, index);
-      } else {
-        const response = await run(operation, resolveReferences(shape.params, previous));
-        error = errorOf(response);
-        if (error === undefined) {
-          const result = (response as { result: unknown }).result;
-          previous = result;
-          succeeded++;
-          const fields = result !== null && typeof result === "object" && !Array.isArray(result)
-            ? result as Record<string, unknown>
-            : { result };
-          results.push({ op: opName, success: true, ...fields });
-          continue;
-        }
-      }
-    }
-    failed++;
-    results.push({ op: opName, success: false, error });
-    if (!continueOnError) break;
-  }
-  const body = { results, totalOps: operations.length, succeeded, failed };
-  return jsonResult(body, { isError: failed > 0, structured: false });
+  const resolve = compositeResolver("execute op", "operations", ops);
+  const run = await runPipeline(surface.catalog, operations, surface.caller, resolve, {
+    ...surface.options,
+    continueOnError: input.continueOnError === true,
+  });
+  if (run.refused !== undefined) return failure(run.refused, []);
+  const results = run.outcomes.map((outcome): Record<string, unknown> => {
+    const op = nameOf(outcome.step);
+    const error = failureOf(outcome.response);
+    if (error !== undefined) return { op, success: false, error };
+    const result = resultOf(outcome);
+    const fields = result !== null && typeof result === "object" && !Array.isArray(result)
+      ? result as Record<string, unknown>
+      : { result };
+    return { op, success: true, ...fields };
+  });
+  const body = {
+    results,
+    totalOps: operations.length,
+    succeeded: run.succeeded,
+    failed: run.failed,
+  };
+  return jsonResult(body, { isError: run.failed > 0, structured: false });
 }
 
 async function callSession(
+  surface: SurfaceContext,
   ops: Map<string, Operation>,
   input: Record<string, unknown>,
-  run: Runner,
 ) {
   const shape = stepShape(input, "action");
   if (typeof shape === "string") return toolError("invalid_arguments", shape, false);
   const operation = ops.get(shape.name);
   if (operation === undefined) return failure(unknownName("session action", shape.name, ops), []);
-  const response = await run(operation, shape.params);
-  const error = errorOf(response);
+  const response = await executeOperation(
+    surface.catalog,
+    operation.id,
+    shape.params,
+    surface.caller,
+    surface.options,
+  );
+  const error = failureOf(response);
   if (error !== undefined) return failure(error, []);
   return jsonResult((response as { result: Record<string, unknown> }).result, {
     structured: false,
@@ -213,29 +230,26 @@ function stepShape(
   return { name: record[key] as string, params };
 }
 
-function errorOf(response: ExecuteResponse): ErrorObject | undefined {
-  if ("error" in response) return response.error;
-  if ("operation_error" in response) {
-    const error: ErrorObject = {
-      kind: "operation_error",
-      dispatched: true,
-      message: response.operation_error.message,
-    };
-    if (response.operation_error.details !== undefined) {
-      error.details = response.operation_error.details;
-    }
-    return error;
-  }
-  return undefined;
+/** The name a step gave, or "" when it gave none. */
+function nameOf(step: unknown): string {
+  const op = (step as { op?: unknown } | null)?.op;
+  return typeof op === "string" ? op : "";
+}
+
+function resultOf(outcome: StepOutcome<unknown>): unknown {
+  return (outcome.response as { result: unknown }).result;
+}
+
+function invalidArguments(message: string): ErrorObject {
+  return { kind: "invalid_arguments", dispatched: false, message };
 }
 
 function unknownName(
   what: string,
   name: string,
   ops: Map<string, Operation>,
-  index?: number,
+  where = "",
 ): ErrorObject {
-  const where = index === undefined ? "" : `steps[${index}]: `;
   return {
     kind: "unknown_operation",
     dispatched: false,

@@ -14,7 +14,7 @@ import {
 } from "../ops/dex_tools.ts";
 import type { ExecuteOptions } from "../ops/executor.ts";
 import type { Caller } from "../ops/operation.ts";
-import { jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
+import { executeResult, jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
 
 /** Turns a Tama.Dex definition into an MCP tool. */
 export function definitionToTool(definition: ToolDefinition): McpTool {
@@ -44,9 +44,7 @@ export function dexSurface(
         return jsonResult(response, { isError: "error" in response });
       }
       if (name === "execute") {
-        const response = await handleExecute(catalog, args ?? {}, caller, options);
-        const failed = "error" in response || "operation_error" in response;
-        return jsonResult(response as unknown as Record<string, unknown>, { isError: failed });
+        return executeResult(await handleExecute(catalog, args ?? {}, caller, options));
       }
       return toolError(
         "unknown_operation",

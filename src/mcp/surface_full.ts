@@ -1,15 +1,16 @@
 /**
  * The `full` surface: one MCP tool per operation the caller may run, each
- * with its own schemas and annotations. The `agent` operations keep TMA1's
- * tool names verbatim.
+ * with its own schemas and annotations, named as the catalog's naming says
+ * (Vantage's: `operation_names.ts`, where the `agent` operations keep TMA1's
+ * tool names verbatim).
  *
  * @module
  */
 import type { Catalog } from "../ops/catalog.ts";
 import { executeOperation, type ExecuteOptions } from "../ops/executor.ts";
 import { toJsonSchema } from "../ops/json_schema.ts";
-import { type Caller, fullToolName, type Operation } from "../ops/operation.ts";
-import { jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
+import type { Caller, Operation } from "../ops/operation.ts";
+import { executeResult, jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
 
 /** Builds the `full` surface for one caller. */
 export function fullSurface(
@@ -17,13 +18,14 @@ export function fullSurface(
   caller: Caller,
   options: ExecuteOptions = {},
 ): McpSurface {
+  const toolName = (operation: Operation) => catalog.namesOf(operation.id).tool;
   const byName = new Map<string, Operation>();
-  for (const operation of catalog.operations()) byName.set(fullToolName(operation), operation);
+  for (const operation of catalog.operations()) byName.set(toolName(operation), operation);
   return {
     name: "full",
     tools(): McpTool[] {
       return catalog.visibleTo(caller).map((operation) => ({
-        name: fullToolName(operation),
+        name: toolName(operation),
         title: operation.title,
         description: operation.description,
         inputSchema: toJsonSchema(operation.input, "input"),
@@ -39,10 +41,7 @@ export function fullSurface(
       const response = await executeOperation(catalog, operation.id, args ?? {}, caller, options);
       if ("result" in response) return jsonResult(response.result as Record<string, unknown>);
       // An error does not match the operation's output schema, so it travels as text only.
-      return jsonResult(response as unknown as Record<string, unknown>, {
-        isError: true,
-        structured: false,
-      });
+      return executeResult(response, { structured: false });
     },
   };
 }

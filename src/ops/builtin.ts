@@ -9,6 +9,7 @@ import { agentCassette } from "./agent/cassette.ts";
 import { dexCassette } from "./dex/cassette.ts";
 import { docsCassette } from "./docs/cassette.ts";
 import { sessionCassette } from "./session/cassette.ts";
+import type { OperationNaming } from "./naming.ts";
 import type { Cassette } from "./operation.ts";
 
 /** Every built-in cassette, in listing order. */
@@ -16,7 +17,11 @@ export function builtinCassettes(): Cassette[] {
   return [dexCassette, agentCassette, docsCassette, sessionCassette];
 }
 
-/** The catalog of built-in cassettes. */
-export function builtinCatalog(): Catalog {
-  return createCatalog({ cassettes: builtinCassettes() });
+/**
+ * The catalog of built-in cassettes. A surface passes the naming its tools
+ * use (Vantage's MCP tables, `VANTAGE_NAMING` in `src/mcp/operation_names.ts`),
+ * so `describe` and search show and find those names; operations know none.
+ */
+export function builtinCatalog(options: { naming?: OperationNaming } = {}): Catalog {
+  return createCatalog({ cassettes: builtinCassettes(), naming: options.naming });
 }

@@ -7,6 +7,7 @@
 import { VantageError } from "../core/errors.ts";
 import { Bm25Index } from "./bm25.ts";
 import { type JsonSchema, toJsonSchema } from "./json_schema.ts";
+import { defaultNaming, type OperationNames, type OperationNaming } from "./naming.ts";
 import {
   type Caller,
   type Cassette,
@@ -70,6 +71,12 @@ export interface CatalogOptions {
   cassettes: readonly Cassette[];
   /** Overrides of {@linkcode DEFAULT_LIMITS}. */
   limits?: Partial<CatalogLimits>;
+  /**
+   * What surfaces that rename operations call them (default:
+   * {@linkcode defaultNaming}); `describe` shows these names and search finds
+   * operations by them.
+   */
+  naming?: OperationNaming;
 }
 
 const OPERATION_ID = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
@@ -81,12 +88,14 @@ export class Catalog implements CatalogView {
   /** The executor's limits. */
   readonly limits: CatalogLimits;
   #byId = new Map<string, { operation: Operation; cassette: Cassette }>();
+  #naming: OperationNaming;
   #index: Bm25Index | undefined;
 
   /** Validates and indexes `options.cassettes`. */
   constructor(options: CatalogOptions) {
     this.cassettes = options.cassettes;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#naming = options.naming ?? defaultNaming;
     const cassetteNames = new Set<string>();
     for (const cassette of options.cassettes) {
       if (cassetteNames.has(cassette.name)) {
@@ -122,6 +131,11 @@ export class Catalog implements CatalogView {
   /** The operation with this id, if any. */
   get(id: string): Operation | undefined {
     return this.#byId.get(id)?.operation;
+  }
+
+  /** What the operation `id` is called on the surfaces that rename operations. */
+  namesOf(id: string): OperationNames {
+    return this.#naming(id);
   }
 
   /** The cassette holding the operation `id`, if any. */
@@ -182,15 +196,20 @@ export class Catalog implements CatalogView {
   #searchIndex(): Bm25Index {
     if (this.#index === undefined) {
       this.#index = new Bm25Index(
-        this.operations().map((operation) => ({
-          key: operation.id,
-          fields: {
-            id: `${operation.id} ${operation.toolName ?? ""} ${operation.composite?.name ?? ""}`,
-            title: operation.title,
-            description: operation.description,
-            parameters: parameterText(toJsonSchema(operation.input, "input")),
-          },
-        })),
+        this.operations().map((operation) => {
+          const names = this.namesOf(operation.id);
+          // A default tool name only repeats the id's words; indexing it would re-weight them.
+          const tool = names.tool === defaultNaming(operation.id).tool ? "" : names.tool;
+          return {
+            key: operation.id,
+            fields: {
+              id: `${operation.id} ${tool} ${names.composite?.name ?? ""}`,
+              title: operation.title,
+              description: operation.description,
+              parameters: parameterText(toJsonSchema(operation.input, "input")),
+            },
+          };
+        }),
         { weights: { id: 3, title: 2, description: 1, parameters: 1 } },
       );
     }

@@ -7,15 +7,10 @@
  */
 import type { ErrorObject } from "../core/errors.ts";
 import type { Catalog } from "./catalog.ts";
-import {
-  executeOperation,
-  type ExecuteOptions,
-  executePipeline,
-  type ExecuteResponse,
-  type PipelineResponse,
-} from "./executor.ts";
+import { executeOperation, type ExecuteOptions, type ExecuteResponse } from "./executor.ts";
 import type { JsonSchema } from "./json_schema.ts";
 import { type Caller, type OperationAnnotations, READ_ONLY_ANNOTATIONS } from "./operation.ts";
+import { executePipeline, type PipelineResponse, type PipelineStep } from "./pipeline.ts";
 
 /** An MCP tool definition with JSON Schema 2020-12 input and output schemas. */
 export interface ToolDefinition {
@@ -197,7 +192,7 @@ export async function handleExecute(
       const stepProblem = checkObject(step, { op: "string", params: "object" }, ["op"]);
       if (stepProblem !== undefined) return { error: invalid(`steps[${index}]: ${stepProblem}`) };
     }
-    return await executePipeline(catalog, input.steps as { op: string }[], caller, options);
+    return await executePipeline(catalog, input.steps as PipelineStep[], caller, options);
   }
   if (input.operation_id === undefined) {
     return { error: invalid("'operation_id' is required (or give 'steps')") };

@@ -6,11 +6,16 @@
  *
  * @module
  */
-import { type ErrorObject, OperationFailure, toErrorObject, VantageError } from "../core/errors.ts";
+import {
+  type ErrorKind,
+  type ErrorObject,
+  OperationFailure,
+  toErrorObject,
+  VantageError,
+} from "../core/errors.ts";
 import type { Catalog } from "./catalog.ts";
 import { toJsonSchema } from "./json_schema.ts";
 import { type Caller, missingScopes, type Operation, type SchemaIssue } from "./operation.ts";
-import { resolveReferences } from "./prev_reference.ts";
 import { type ServiceKey, serviceKey, Services } from "./services.ts";
 
 /** A successful run. */
@@ -25,6 +30,21 @@ export interface ExecuteSuccess {
   result: unknown;
 }
 
+/**
+ * An operation's own error. `kind` is the kind it raised (a `VantageError`'s:
+ * `not_found`, `forbidden`, `conflict`, …) or `operation_error` for a plain
+ * domain failure. A raised kind is also kept as `details.kind`, where it
+ * travelled before `kind` existed, so older readers still find it.
+ */
+export interface OperationErrorObject {
+  /** The kind the operation raised; `operation_error` for an `OperationFailure`. */
+  kind: ErrorKind;
+  /** One human sentence naming what was wrong. */
+  message: string;
+  /** Machine-readable specifics. */
+  details?: Record<string, unknown>;
+}
+
 /** The operation ran and reported its own domain error. */
 export interface ExecuteOperationError {
   /** The cassette holding the operation. */
@@ -34,7 +54,7 @@ export interface ExecuteOperationError {
   /** The cassette's source. */
   source: string;
   /** The operation's error. */
-  operation_error: { message: string; details?: Record<string, unknown> };
+  operation_error: OperationErrorObject;
   /** Always true: the operation ran and may have taken effect. */
   dispatched: true;
 }
@@ -47,26 +67,6 @@ export interface ExecuteFailure {
 
 /** Any response of {@linkcode executeOperation}. */
 export type ExecuteResponse = ExecuteSuccess | ExecuteOperationError | ExecuteFailure;
-
-/** One pipeline step: an operation id and its parameters. */
-export interface PipelineStep {
-  /** The operation to run. */
-  op: string;
-  /** Its arguments; string values may be `$prev` references. */
-  params?: Record<string, unknown>;
-}
-
-/** The response of {@linkcode executePipeline}. */
-export interface PipelineResponse {
-  /** One response per step that ran, in order. */
-  steps: ExecuteResponse[];
-  /** How many steps succeeded. */
-  completed: number;
-  /** The last successful step's result (null when none ran). */
-  result: unknown;
-  /** Present when a step failed; the pipeline stopped there. */
-  error?: ErrorObject & { step?: number };
-}
 
 /** What the executor needs besides the catalog and the caller. */
 export interface ExecuteOptions {
@@ -94,11 +94,27 @@ function observeFailure(services: Services | undefined, operationId: string, err
   }
 }
 
-/** True when a response is an error of either kind. */
-export function isFailure(
-  response: ExecuteResponse,
-): response is ExecuteFailure | ExecuteOperationError {
-  return "error" in response || "operation_error" in response;
+/**
+ * The error a response carries, as one error object: the executor's own, or
+ * the operation's (its raised kind, `dispatched: true`); undefined for a
+ * result. Every surface reads a failure's kind here, then maps it to its own
+ * signal (HTTP status, exit code, MCP `isError`).
+ *
+ * @example
+ * ```ts ignore
+ * const failure = failureOf(await executeOperation(catalog, "docs.get", { name: "x" }, caller));
+ * if (failure !== undefined) console.log(failure.kind); // e.g. "not_found"
+ * ```
+ */
+export function failureOf(response: ExecuteResponse): ErrorObject | undefined {
+  if ("error" in response) return response.error;
+  if ("operation_error" in response) {
+    const own = response.operation_error;
+    const error: ErrorObject = { kind: own.kind, dispatched: true, message: own.message };
+    if (own.details !== undefined) error.details = own.details;
+    return error;
+  }
+  return undefined;
 }
 
 /**
@@ -205,7 +221,10 @@ async function runValidated(
     ]);
   } catch (error) {
     if (error instanceof OperationFailure) {
-      const operationError: ExecuteOperationError["operation_error"] = { message: error.message };
+      const operationError: OperationErrorObject = {
+        kind: "operation_error",
+        message: error.message,
+      };
       if (error.details !== undefined) operationError.details = error.details;
       return { ...envelope, operation_error: operationError, dispatched: true };
     }
@@ -213,8 +232,10 @@ async function runValidated(
       // A kind the operation raised itself (not_found, conflict, …) is still its own domain answer.
       if (error.kind === "timeout") return { error: error.toObject() };
       observeFailure(options.services, operation.id, error);
-      const operationError: ExecuteOperationError["operation_error"] = {
+      const operationError: OperationErrorObject = {
+        kind: error.kind,
         message: error.message,
+        // Kept beside `kind` for readers from before it was a field of its own.
         details: { kind: error.kind, ...error.details },
       };
       return { ...envelope, operation_error: operationError, dispatched: true };
@@ -251,62 +272,6 @@ async function runValidated(
     };
   }
   return { ...envelope, result: checked.data };
-}
-
-/**
- * Runs steps in order, resolving `$prev` references in each step's
- * parameters against the previous step's result, and stops at the first
- * failure.
- */
-export async function executePipeline(
-  catalog: Catalog,
-  steps: readonly PipelineStep[],
-  caller: Caller,
-  options: ExecuteOptions = {},
-): Promise<PipelineResponse> {
-  if (steps.length > catalog.limits.maxPipelineSteps) {
-    return {
-      steps: [],
-      completed: 0,
-      result: null,
-      error: {
-        kind: "invalid_arguments",
-        dispatched: false,
-        message:
-          `a pipeline may have at most ${catalog.limits.maxPipelineSteps} steps; got ${steps.length}`,
-      },
-    };
-  }
-  const responses: ExecuteResponse[] = [];
-  let previous: unknown = {};
-  for (const [index, step] of steps.entries()) {
-    const params = resolveReferences(step.params ?? {}, previous);
-    const response = await executeOperation(catalog, step.op, params, caller, options);
-    responses.push(response);
-    if (isFailure(response)) {
-      const error: ErrorObject = "error" in response ? response.error : {
-        kind: "operation_error",
-        dispatched: true,
-        message: response.operation_error.message,
-      };
-      return {
-        steps: responses,
-        completed: index,
-        result: index === 0 ? null : previous,
-        error: {
-          ...error,
-          message: `step ${index + 1} (${step.op}): ${error.message}`,
-          step: index,
-        },
-      };
-    }
-    previous = response.result;
-  }
-  return {
-    steps: responses,
-    completed: steps.length,
-    result: steps.length === 0 ? null : previous,
-  };
 }
 
 function checkArgumentSize(catalog: Catalog, args: unknown): ErrorObject | undefined {

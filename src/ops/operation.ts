@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { OperationNames } from "./naming.ts";
 import type { Services } from "./services.ts";
 
 /** One validation problem: where, and what was wrong. */
@@ -30,7 +31,7 @@ export interface Schema<Out = unknown, In = unknown> {
   ): { success: true; data: Out } | { success: false; error: { issues: readonly SchemaIssue[] } };
 }
 
-/** MCP tool hints, carried verbatim to every MCP surface. */
+/** Tool hints, carried verbatim to every MCP surface; `readOnlyHint` also gates read-only pipelines. */
 export interface OperationAnnotations {
   /** The operation changes nothing. */
   readOnlyHint?: boolean;
@@ -49,14 +50,6 @@ export const READ_ONLY_ANNOTATIONS: Readonly<OperationAnnotations> = {
   idempotentHint: true,
   openWorldHint: false,
 };
-
-/** Where an operation appears in the YAMS-shaped `composite` MCP surface. */
-export interface CompositeName {
-  /** The composite tool: read pipeline, write batch or session lifecycle. */
-  tool: "query" | "execute" | "session";
-  /** The bare name used as `op` (or `action`) there. */
-  name: string;
-}
 
 /** Who is calling: a verified scope list plus anything the host adds. */
 export interface Caller {
@@ -86,6 +79,8 @@ export interface CatalogView {
   operations(): readonly Operation[];
   /** The operation with this id, if any. */
   get(id: string): Operation | undefined;
+  /** What the operation `id` is called on the surfaces that rename operations. */
+  namesOf(id: string): OperationNames;
 }
 
 /**
@@ -107,10 +102,6 @@ export interface Operation<I extends Schema = Schema, O extends Schema = Schema>
   scopes: readonly string[];
   /** MCP tool hints. */
   annotations: OperationAnnotations;
-  /** The tool name in the `full` MCP surface (default: id with `.` → `_`). */
-  toolName?: string;
-  /** Its place in the `composite` MCP surface, when it has one. */
-  composite?: CompositeName;
   /** Per-operation time limit in milliseconds (default: the catalog's). */
   timeoutMs?: number;
   /** Does the work. Throw `OperationFailure` for a domain error. */
@@ -167,9 +158,4 @@ export function scopeGranted(granted: readonly string[], required: string): bool
 /** The scopes of `operation` that `caller` lacks (empty when it may run). */
 export function missingScopes(operation: Operation, caller: Caller): string[] {
   return operation.scopes.filter((scope) => !scopeGranted(caller.scopes, scope));
-}
-
-/** The tool name an operation has in the `full` MCP surface. */
-export function fullToolName(operation: Operation): string {
-  return operation.toolName ?? operation.id.replaceAll(".", "_");
 }

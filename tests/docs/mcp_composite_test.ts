@@ -112,6 +112,26 @@ Deno.test("document memory over the composite MCP surface on real stdio", async 
       assert.match(error.message as string, /VANTAGE_ROOTS/);
     });
 
+    await t.step("query refuses a write op with a clear message, and writes nothing", async () => {
+      const before = (await query([{ op: "status", params: {} }])).body.total_objects;
+      const refused = await query([
+        { op: "list", params: {} },
+        { op: "add", params: { path: `${root}/project/docs/auth.md`, tags: ["sneaky"] } },
+      ]);
+      assert.equal(refused.isError, true);
+      const error = refused.body.error as Json;
+      assert.equal(error.kind, "forbidden");
+      assert.equal(error.dispatched, false);
+      assert.equal(
+        error.message,
+        "steps[1] (add): operation 'docs.add' is not annotated read-only, and this pipeline runs only read-only operations; run writes on their own or in a write batch",
+      );
+      assert.equal((refused.body.completed as Json[]).length, 1);
+      const tagged = await query([{ op: "list", params: { tags: ["sneaky"] } }]);
+      assert.deepEqual(tagged.body.documents, []);
+      assert.equal((await query([{ op: "status", params: {} }])).body.total_objects, before);
+    });
+
     await t.step("every search mode finds the right document", async () => {
       for (
         const [type, text] of [

@@ -4,11 +4,11 @@ import { ingestInline } from "../../src/memory/doc_ingest.ts";
 import { rankDocuments } from "../../src/memory/doc_search.ts";
 import { HashedEmbedder, HttpEmbedder } from "../../src/memory/embedder.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
-import { fullToolName } from "../../src/ops/operation.ts";
+import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { openHarness, writeTree } from "./harness.ts";
 
 Deno.test("the docs and session cassettes carry their scopes, composite names and full tool names", () => {
-  const catalog = builtinCatalog();
+  const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
   const docs = catalog.cassettes.find((c) => c.name === "docs")!;
   const reads = [
     "search",
@@ -27,14 +27,16 @@ Deno.test("the docs and session cassettes carry their scopes, composite names an
   for (const name of reads) {
     const op = catalog.get(`docs.${name}`)!;
     assert.deepEqual(op.scopes, ["docs:read"], name);
-    assert.deepEqual(op.composite, { tool: "query", name });
-    assert.equal(fullToolName(op), `docs_${name}`);
+    assert.deepEqual(catalog.namesOf(op.id), {
+      tool: `docs_${name}`,
+      composite: { tool: "query", name },
+    });
     assert.equal(op.annotations.readOnlyHint, true);
   }
   for (const name of writes) {
     const op = catalog.get(`docs.${name}`)!;
     assert.deepEqual(op.scopes, name === "download" ? ["docs:write", "net"] : ["docs:write"]);
-    assert.deepEqual(op.composite, { tool: "execute", name });
+    assert.deepEqual(catalog.namesOf(op.id).composite, { tool: "execute", name });
   }
   assert.equal(docs.operations.length, reads.length + writes.length);
   for (const name of ["start", "stop", "pin", "unpin", "watch"]) {
@@ -44,8 +46,10 @@ Deno.test("the docs and session cassettes carry their scopes, composite names an
       op.scopes,
       name === "watch" ? ["session:write", "docs:write"] : ["session:write"],
     );
-    assert.deepEqual(op.composite, { tool: "session", name });
-    assert.equal(fullToolName(op), `session_${name}`);
+    assert.deepEqual(catalog.namesOf(op.id), {
+      tool: `session_${name}`,
+      composite: { tool: "session", name },
+    });
   }
 });
 

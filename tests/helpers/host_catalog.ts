@@ -4,13 +4,23 @@
  * and one that returns too much.
  */
 import { z } from "zod";
-import { createCatalog, defineOperation, OperationFailure } from "../../mod.ts";
+import { createCatalog, defineOperation, mcpNaming, OperationFailure } from "../../mod.ts";
 import type { Catalog } from "../../mod.ts";
+
+/** Where the host's operations sit on the composite MCP surface: the host's own table. */
+export const HOST_NAMING = mcpNaming({
+  composite: {
+    "notes.put": { tool: "execute", name: "put" },
+    "notes.list": { tool: "query", name: "list" },
+    "notes.read_note": { tool: "query", name: "get" },
+  },
+});
 
 /** Builds a fresh host catalog whose notes live in `store`. */
 export function hostCatalog(store: Map<string, string> = new Map()): Catalog {
   return createCatalog({
     limits: { timeoutMs: 200, maxResultChars: 5_000 },
+    naming: HOST_NAMING,
     cassettes: [{
       name: "notes",
       source: "test-host",
@@ -24,7 +34,6 @@ export function hostCatalog(store: Map<string, string> = new Map()): Catalog {
           output: z.object({ key: z.string(), stored: z.boolean() }),
           scopes: ["notes:write"],
           annotations: { readOnlyHint: false, destructiveHint: true },
-          composite: { tool: "execute", name: "put" },
           run: (_ctx, { key, text }) => {
             store.set(key, text);
             return { key, stored: true };
@@ -40,7 +49,6 @@ export function hostCatalog(store: Map<string, string> = new Map()): Catalog {
           output: z.object({ keys: z.array(z.string()) }),
           scopes: ["notes:read"],
           annotations: { readOnlyHint: true },
-          composite: { tool: "query", name: "list" },
           run: (_ctx, { prefix }) => ({
             keys: [...store.keys()].filter((k) => k.startsWith(prefix ?? "")).sort(),
           }),
@@ -53,7 +61,6 @@ export function hostCatalog(store: Map<string, string> = new Map()): Catalog {
           output: z.object({ key: z.string(), text: z.string() }),
           scopes: ["notes:read"],
           annotations: { readOnlyHint: true },
-          composite: { tool: "query", name: "get" },
           run: (_ctx, { key }) => {
             const text = store.get(key);
             if (text === undefined) throw new OperationFailure(`no note '${key}'`, { key });

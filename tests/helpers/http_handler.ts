@@ -6,6 +6,7 @@ import { resolvePaths } from "../../src/core/config.ts";
 import { EventBus } from "../../src/http/event_bus.ts";
 import type { GuardOptions } from "../../src/http/guard.ts";
 import { createHandler, type Handler, type HandlerDependencies } from "../../src/http/handler.ts";
+import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
 import type { Services } from "../../src/ops/services.ts";
@@ -43,7 +44,7 @@ export async function handlerFixture(): Promise<HandlerFixture> {
   const base: HandlerDependencies = {
     guard: LOOPBACK,
     takeHook: (delivery) => takeHookDelivery(db, delivery),
-    catalog: builtinCatalog(),
+    catalog: builtinCatalog({ naming: VANTAGE_NAMING }),
     services,
     events,
   };

@@ -214,7 +214,8 @@ Deno.test("serve, mcp-serve and the CLI: SQL sees only what the caller's scopes 
     await t.step("vantage call --scopes: the same refusal on the CLI", async () => {
       const args = ["call", "agent.exec_query", JSON.stringify({ sql: CHUNK_TEXT })];
       const refused = await runVantage([...args, "--scopes", "sql:read"], { env: home.env });
-      assert.equal(refused.code, 1, refused.stderr);
+      // The query's own refusal is kind forbidden: the same exit code as the executor's.
+      assert.equal(refused.code, 3, refused.stderr);
       assert.match(refused.stderr, /it reads docs_chunks.*needs scope docs:read/);
       assert.ok(!(refused.stdout + refused.stderr).includes(DOC_TEXT));
       const read = await runVantage([...args, "--scopes", "sql:read,docs:read"], { env: home.env });

@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { buildSurface, createMcpServer, executeTool, searchTool } from "../../mod.ts";
+import {
+  buildSurface,
+  createCatalog,
+  createMcpServer,
+  executeTool,
+  mcpNaming,
+  type OperationNaming,
+  searchTool,
+} from "../../mod.ts";
 import { hostCatalog } from "../helpers/host_catalog.ts";
 import { textJson } from "../helpers/mcp_stdio.ts";
 
@@ -13,8 +21,14 @@ async function connect(
   surface: "dex" | "composite" | "full",
   scopes: string[],
   store: Map<string, string>,
+  naming?: OperationNaming,
 ) {
-  const catalog = hostCatalog(store);
+  const host = hostCatalog(store);
+  const catalog = naming === undefined ? host : createCatalog({
+    cassettes: host.cassettes,
+    limits: host.limits,
+    naming,
+  });
   const server = createMcpServer({
     version: "test",
     promptsDir: "/nonexistent",
@@ -135,5 +149,66 @@ Deno.test("composite surface without write scopes hides execute and refuses writ
     assert.equal(store.size, 0);
   } finally {
     await close();
+  }
+});
+
+Deno.test("composite query refuses a write, by its batch name or placed among the reads", async () => {
+  const store = new Map<string, string>([["a", "alpha"]]);
+  // The host's table puts its write op under `query` (as `save`) beside a read.
+  const naming = mcpNaming({
+    composite: {
+      "notes.put": { tool: "query", name: "save" },
+      "notes.list": { tool: "query", name: "list" },
+      "notes.read_note": { tool: "execute", name: "fetch" },
+    },
+  });
+  const { client, close } = await connect(
+    "composite",
+    ["notes:read", "notes:write"],
+    store,
+    naming,
+  );
+  try {
+    const { tools } = await client.listTools();
+    const query = tools.find((tool) => tool.name === "query")!;
+    const steps = query.inputSchema.properties!.steps as {
+      items: { properties: { op: { enum: string[] } } };
+    };
+    assert.deepEqual(steps.items.properties.op.enum, ["list"], "the write is not offered");
+    const refused = await client.callTool({
+      name: "query",
+      arguments: { steps: [{ op: "list" }, { op: "save", params: { key: "b", text: "x" } }] },
+    });
+    assert.equal(refused.isError, true);
+    const body = textJson(refused) as {
+      error: { kind: string; dispatched: boolean; message: string };
+      completed: Array<{ op: string }>;
+    };
+    assert.equal(body.error.kind, "forbidden");
+    assert.equal(body.error.dispatched, false);
+    assert.equal(
+      body.error.message,
+      "steps[1] (save): operation 'notes.put' is not annotated read-only, and this pipeline runs only read-only operations; run writes on their own or in a write batch",
+    );
+    assert.deepEqual(body.completed.map((step) => step.op), ["list"]);
+    assert.deepEqual([...store.keys()], ["a"], "nothing was written");
+  } finally {
+    await close();
+  }
+  // With Vantage's own layout the write lives under `execute`; named in a query, it is refused too.
+  const plain = await connect("composite", ["notes:read", "notes:write"], store);
+  try {
+    const refused = await plain.client.callTool({
+      name: "query",
+      arguments: { steps: [{ op: "put", params: { key: "c", text: "y" } }] },
+    });
+    assert.equal(refused.isError, true);
+    assert.match(
+      (textJson(refused).error as { message: string }).message,
+      /^steps\[0\] \(put\): operation 'notes\.put' is not annotated read-only/,
+    );
+    assert.equal(store.has("c"), false);
+  } finally {
+    await plain.close();
   }
 });

@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { type ErrorKind, exitCodeFor, httpStatusFor } from "../../src/core/errors.ts";
 import { resolvePaths } from "../../src/core/config.ts";
 import { permissionFlags, type PermissionProfile } from "../../src/core/permissions.ts";
+import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { type Operation, scopeGranted } from "../../src/ops/operation.ts";
 import { KNOWN_SCOPES } from "../../src/ops/scopes.ts";
@@ -47,7 +48,7 @@ import {
   type SurfaceProbe,
 } from "./surface_probes.ts";
 
-const catalog = builtinCatalog();
+const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
 const OPERATIONS: readonly Operation[] = catalog.operations();
 const MCP_SURFACES = ["dex", "composite", "full"] as const;
 type McpSurfaceName = typeof MCP_SURFACES[number];
@@ -118,15 +119,12 @@ async function checkListings(
 }
 
 /** What a refusal looks like on the surface's own channel: isError, HTTP status, exit code. */
-function assertSignal(outcome: Outcome, kind: ErrorKind, byOperation: boolean): void {
+function assertSignal(outcome: Outcome, kind: ErrorKind): void {
   const { isError, status, exitCode } = outcome.signal;
   if (isError !== undefined) assert.equal(isError, true, "isError");
   if (status !== undefined) assert.equal(status, httpStatusFor(kind), "HTTP status");
-  // `vantage call --json` exits with the kind's code for the executor's errors, 1 for an
-  // operation's own.
-  if (exitCode !== undefined) {
-    assert.equal(exitCode, byOperation ? 1 : exitCodeFor(kind), "exit code");
-  }
+  // `vantage call --json` exits with the kind's code, the executor's or the one an operation raised.
+  if (exitCode !== undefined) assert.equal(exitCode, exitCodeFor(kind), "exit code");
 }
 
 /**
@@ -147,23 +145,25 @@ function assertRefused(outcome: Outcome, operation: Operation, granted: readonly
     if (outcome.refusesAs === "forbidden") {
       assert.deepEqual(answer.error.details?.missing_scopes, lacking);
     }
-    assertSignal(outcome, outcome.refusesAs, false);
+    assertSignal(outcome, outcome.refusesAs);
     return;
   }
   const inside = needs(operation).filter((scope) => !scopeGranted(granted, scope));
   assert.ok(inside.length > 0, "the caller holds every scope this call needs");
   // Refused inside the operation: its own error, or a route that reports that as its error.
-  const own = answer.operation_error?.details;
+  const own = answer.operation_error;
   if (own !== undefined) {
     assert.equal(own.kind, "forbidden", "refused inside the operation");
-    assert.deepEqual(own.missing_scopes, inside);
+    // Where the kind travelled before it had a field of its own, kept for older readers.
+    assert.equal(own.details?.kind, "forbidden", "details.kind");
+    assert.deepEqual(own.details?.missing_scopes, inside);
   } else {
     assert.equal(answer.error?.kind, "forbidden", "refused inside the operation");
     for (const scope of inside) {
       assert.match(String(answer.error?.message), new RegExp(`needs scope ${scope}\\b`));
     }
   }
-  assertSignal(outcome, "forbidden", answer.operation_error !== undefined);
+  assertSignal(outcome, "forbidden");
 }
 
 /**
@@ -359,7 +359,7 @@ function refusedJobs(
   for (const surface of MCP_SURFACES) {
     for (const scope of MISSING) {
       const reached = OPERATIONS.some((op) =>
-        needs(op).includes(scope) && (surface !== "composite" || compositeReaches(op))
+        needs(op).includes(scope) && (surface !== "composite" || compositeReaches(catalog, op))
       );
       // No call to refuse there: the HTTP run of the same surface still checks its listing.
       if (!reached) continue;

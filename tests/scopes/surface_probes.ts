@@ -6,7 +6,7 @@
  */
 import { DEFAULT_SCOPES } from "../../src/ops/scopes.ts";
 import type { Catalog } from "../../src/ops/catalog.ts";
-import { fullToolName, type Operation } from "../../src/ops/operation.ts";
+import type { Operation } from "../../src/ops/operation.ts";
 import type { StdioSession } from "../helpers/mcp_stdio.ts";
 import { runVantage } from "../helpers/cli.ts";
 
@@ -22,7 +22,7 @@ export interface ErrorShape {
 export interface ExecutorAnswer {
   result?: unknown;
   error?: ErrorShape;
-  operation_error?: { message?: string; details?: Record<string, unknown> };
+  operation_error?: { kind?: string; message?: string; details?: Record<string, unknown> };
 }
 
 /** One way of running an operation on a surface, and what came back. */
@@ -215,7 +215,8 @@ export function dexProbe(name: string, port: McpPort, catalog: Catalog): Surface
 
 /** The `full` surface: one tool per operation the caller may run. */
 export function fullProbe(name: string, port: McpPort, catalog: Catalog): SurfaceProbe {
-  const byTool = new Map(catalog.operations().map((op) => [fullToolName(op), op.id]));
+  const toolOf = (op: Operation) => catalog.namesOf(op.id).tool;
+  const byTool = new Map(catalog.operations().map((op) => [toolOf(op), op.id]));
   return {
     name,
     reaches: () => true,
@@ -226,12 +227,12 @@ export function fullProbe(name: string, port: McpPort, catalog: Catalog): Surfac
     lookups: () => Promise.resolve({}),
     async run(operation, args) {
       // A tool the caller was not shown is still called by name: the executor must refuse it.
-      const result = await port.callTool(fullToolName(operation), args);
+      const result = await port.callTool(toolOf(operation), args);
       const answer: ExecutorAnswer = result.isError === true
         ? parseText(result) as ExecutorAnswer
         : { result: result.structuredContent ?? parseText(result) };
       return [{
-        route: `tools/call ${fullToolName(operation)}`,
+        route: `tools/call ${toolOf(operation)}`,
         answer,
         signal: { isError: result.isError === true },
         refusesAs: "forbidden",
@@ -245,9 +246,10 @@ export function fullProbe(name: string, port: McpPort, catalog: Catalog): Surfac
  * Whether the `composite` surface can name an operation: it has a composite
  * name, and a `query` step must be read-only.
  */
-export function compositeReaches(operation: Operation): boolean {
-  return operation.composite !== undefined &&
-    (operation.composite.tool !== "query" || operation.annotations.readOnlyHint === true);
+export function compositeReaches(catalog: Catalog, operation: Operation): boolean {
+  const place = catalog.namesOf(operation.id).composite;
+  return place !== undefined &&
+    (place.tool !== "query" || operation.annotations.readOnlyHint === true);
 }
 
 /**
@@ -256,10 +258,11 @@ export function compositeReaches(operation: Operation): boolean {
  * operation outside the caller's scopes is not found rather than refused.
  */
 export function compositeProbe(name: string, port: McpPort, catalog: Catalog): SurfaceProbe {
-  const reaches = compositeReaches;
+  const reaches = (operation: Operation) => compositeReaches(catalog, operation);
+  const placeOf = (operation: Operation) => catalog.namesOf(operation.id).composite!;
   const idOf = (tool: string, composite: string) =>
     catalog.operations().find((op) =>
-      reaches(op) && op.composite?.tool === tool && op.composite.name === composite
+      reaches(op) && placeOf(op).tool === tool && placeOf(op).name === composite
     )?.id ?? `${tool}:${composite}`;
   return {
     name,
@@ -290,7 +293,7 @@ export function compositeProbe(name: string, port: McpPort, catalog: Catalog): S
     },
     async lookups(operation) {
       const result = await port.callTool("query", {
-        steps: [{ op: "describe", params: { target: operation.composite!.name } }],
+        steps: [{ op: "describe", params: { target: placeOf(operation).name } }],
       });
       const body = parseText(result);
       // Without dex:read there is no describe step (unknown_operation): nothing is found.
@@ -299,7 +302,7 @@ export function compositeProbe(name: string, port: McpPort, catalog: Catalog): S
       };
     },
     async run(operation, args) {
-      const composite = operation.composite!;
+      const composite = placeOf(operation);
       const tool = composite.tool;
       const call = tool === "query"
         ? { steps: [{ op: composite.name, params: args }] }
@@ -335,11 +338,18 @@ interface CompositeProperties {
   action?: { enum?: string[] };
 }
 
-/** Composite errors flatten an operation's own failure into kind `operation_error`; undo that. */
+/**
+ * Composite errors carry an operation's own failure as an error object (its
+ * raised kind, `dispatched: true`, the kind also in `details.kind`); undo that.
+ */
 function fromCompositeError(error: unknown): ExecutorAnswer {
   const shape = (error ?? {}) as ErrorShape;
-  if (shape.kind === "operation_error") {
-    return { operation_error: { message: shape.message, details: shape.details } };
+  const own = shape.kind === "operation_error" ||
+    (shape.dispatched === true && shape.details?.kind === shape.kind);
+  if (own) {
+    return {
+      operation_error: { kind: shape.kind, message: shape.message, details: shape.details },
+    };
   }
   return { error: shape };
 }

@@ -65,7 +65,6 @@ function scopeRefusal(error: VantageError, caller: Caller): VantageError {
 /** The `agent.exec_query` operation. */
 export const execQueryOperation: Operation = defineOperation({
   id: "agent.exec_query",
-  toolName: "exec_query",
   title: "Read-only SQL query",
   description:
     `Run one read-only SELECT (or WITH … SELECT) on Vantage's SQLite store. Besides sql:read, agent:read opens ${

@@ -12,7 +12,6 @@ import { anomalySchema, buildAnomalies } from "./state_builders.ts";
 /** The `agent.get_anomalies` operation. */
 export const getAnomaliesOperation: Operation = defineOperation({
   id: "agent.get_anomalies",
-  toolName: "get_anomalies",
   title: "Anomalies",
   description:
     "Active anomalies of a session (default: yours): repeated failed builds, stale file views, loops, edit churn, context pressure… each with evidence and a suggestion.",

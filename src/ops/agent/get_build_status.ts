@@ -12,7 +12,6 @@ import { buildStatus, buildStatusSchema } from "./state_builders.ts";
 /** The `agent.get_build_status` operation. */
 export const getBuildStatusOperation: Operation = defineOperation({
   id: "agent.get_build_status",
-  toolName: "get_build_status",
   title: "Build status",
   description:
     "Latest build/test run recorded by `vantage build` (optionally of one tag): passing or failing, the last error with file and line, and stale=true when the failure is older than the watcher's idle threshold.",

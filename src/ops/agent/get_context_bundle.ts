@@ -26,7 +26,6 @@ import {
 /** The `agent.get_context_bundle` operation. */
 export const getContextBundleOperation: Operation = defineOperation({
   id: "agent.get_context_bundle",
-  toolName: "get_context_bundle",
   title: "Context bundle",
   description:
     "Everything Vantage knows right now, in one call: your session's state, active anomalies, build status, recent outside changes and the project's structure. Use it after a compaction, a directory switch, or when context feels stale.",

@@ -12,7 +12,6 @@ import { externalChanges, externalChangesSchema } from "./state_builders.ts";
 /** The `agent.get_external_changes` operation. */
 export const getExternalChangesOperation: Operation = defineOperation({
   id: "agent.get_external_changes",
-  toolName: "get_external_changes",
   title: "Outside changes",
   description:
     "Files modified in this project (attributed to an agent or 'unknown' — someone else), plus git commits and branch moves. Check before editing: did anyone touch this file since you read it?",

@@ -39,7 +39,6 @@ const messageSchema = z.object({
 /** The `agent.get_peer_sessions` operation. */
 export const getPeerSessionsOperation: Operation = defineOperation({
   id: "agent.get_peer_sessions",
-  toolName: "get_peer_sessions",
   title: "Peer agents' recent sessions",
   description:
     "Recent sessions on this project by other coding agents (Claude Code, Codex, Copilot CLI, OpenClaw), newest first, with their latest messages. Empty agent_source = every agent except you; 'self' = your own past sessions here.",

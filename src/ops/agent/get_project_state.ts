@@ -11,7 +11,6 @@ import { projectState } from "./state_builders.ts";
 /** The `agent.get_project_state` operation. */
 export const getProjectStateOperation: Operation = defineOperation({
   id: "agent.get_project_state",
-  toolName: "get_project_state",
   title: "Project state",
   description:
     "The indexed structure of your project: languages, build system, test framework and test locations, top-level directories, key files (README, AGENTS.md, CLAUDE.md…), build and test commands. Read it once before running ls/cat/grep in a new repo.",

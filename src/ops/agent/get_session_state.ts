@@ -13,7 +13,6 @@ import { buildSessionState, sessionStateSchema } from "./state_builders.ts";
 /** The `agent.get_session_state` operation. */
 export const getSessionStateOperation: Operation = defineOperation({
   id: "agent.get_session_state",
-  toolName: "get_session_state",
   title: "Session state",
   description:
     "Full state of one session (default: the latest in your folder): tool calls and failures per tool, tokens and cost, current focus, recent files, last build error, files changed by others. verbose adds the recent actions in order.",

@@ -30,7 +30,6 @@ const MESSAGE_TYPES = [
 /** The `agent.get_session_transcript` operation. */
 export const getSessionTranscriptOperation: Operation = defineOperation({
   id: "agent.get_session_transcript",
-  toolName: "get_session_transcript",
   title: "Read a session's transcript",
   description:
     "Read one session's messages (from search_sessions, get_peer_sessions or the context block). Pages go from newest to oldest: has_more and next_offset fetch older ones.",

@@ -90,7 +90,6 @@ export function snippetAround(text: string, query: string): string {
 /** The `agent.search_sessions` operation. */
 export const searchSessionsOperation: Operation = defineOperation({
   id: "agent.search_sessions",
-  toolName: "search_sessions",
   title: "Search past sessions",
   description:
     "Find past agent sessions by what was said in them ('how did we fix this before'). Searches this project's sessions (project '*' = all) of every agent; returns sessions with matching snippets and the session_id get_session_transcript takes.",

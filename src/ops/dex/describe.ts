@@ -1,16 +1,18 @@
 /**
  * `dex.describe`: progressive discovery. Without a target it lists every
  * operation the caller may run; with one it returns that operation's full
- * schemas, found by id, `full` tool name or `composite` name.
+ * schemas, found by id, tool name or composite name. The names come from the
+ * catalog's naming (the surfaces' tables), never from the operations.
  *
  * @module
  */
 import { z } from "zod";
 import { OperationFailure } from "../../core/errors.ts";
 import { toJsonSchema } from "../json_schema.ts";
+import type { OperationNames } from "../naming.ts";
 import {
+  type CatalogView,
   defineOperation,
-  fullToolName,
   missingScopes,
   type Operation,
   READ_ONLY_ANNOTATIONS,
@@ -52,9 +54,9 @@ export const describeOperation: Operation = defineOperation({
   }),
   scopes: ["dex:read"],
   annotations: READ_ONLY_ANNOTATIONS,
-  composite: { tool: "query", name: "describe" },
   run(context, { target }) {
-    const visible = context.catalog.operations().filter((op) =>
+    const catalog = context.catalog;
+    const visible = catalog.operations().filter((op) =>
       missingScopes(op, context.caller).length === 0
     );
     if (target === undefined) {
@@ -62,18 +64,16 @@ export const describeOperation: Operation = defineOperation({
         operations: visible.map((op) => ({
           operation_id: op.id,
           title: op.title,
-          tool: fullToolName(op),
-          ...(op.composite !== undefined
-            ? { composite: `${op.composite.tool}:${op.composite.name}` }
-            : {}),
+          ...shownNames(catalog, op),
           scopes: [...op.scopes],
         })),
       };
     }
     const wanted = target.trim();
-    const found = visible.find((op) =>
-      op.id === wanted || fullToolName(op) === wanted || op.composite?.name === wanted
-    );
+    const found = visible.find((op) => {
+      const names = catalog.namesOf(op.id);
+      return op.id === wanted || names.tool === wanted || names.composite?.name === wanted;
+    });
     if (found === undefined) {
       throw new OperationFailure(
         `no operation you may run is called '${wanted}'; call describe without a target to list them`,
@@ -84,10 +84,7 @@ export const describeOperation: Operation = defineOperation({
       operation_id: found.id,
       title: found.title,
       description: found.description,
-      tool: fullToolName(found),
-      ...(found.composite !== undefined
-        ? { composite: `${found.composite.tool}:${found.composite.name}` }
-        : {}),
+      ...shownNames(catalog, found),
       scopes: [...found.scopes],
       annotations: found.annotations,
       input_schema: toJsonSchema(found.input, "input"),
@@ -95,3 +92,11 @@ export const describeOperation: Operation = defineOperation({
     };
   },
 });
+
+/** The `tool` and `composite` fields describe shows for an operation. */
+function shownNames(catalog: CatalogView, op: Operation): { tool: string; composite?: string } {
+  const names: OperationNames = catalog.namesOf(op.id);
+  return names.composite === undefined
+    ? { tool: names.tool }
+    : { tool: names.tool, composite: `${names.composite.tool}:${names.composite.name}` };
+}

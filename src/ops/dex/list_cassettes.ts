@@ -30,7 +30,6 @@ export const listCassettesOperation: Operation = defineOperation({
   }),
   scopes: ["dex:read"],
   annotations: READ_ONLY_ANNOTATIONS,
-  composite: { tool: "query", name: "list_cassettes" },
   run(context) {
     return {
       cassettes: context.catalog.cassettes.map((cassette) => {

@@ -59,7 +59,6 @@ export const addOperation: Operation = defineOperation({
     idempotentHint: false,
     openWorldHint: false,
   },
-  composite: { tool: "execute", name: "add" },
   timeoutMs: 600_000,
   async run(context, input) {
     const docs = docsContext(context);

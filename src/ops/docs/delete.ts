@@ -37,7 +37,6 @@ export const deleteOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "execute", name: "delete" },
   run(context, input) {
     const names = [...(input.name !== undefined ? [input.name] : []), ...(input.names ?? [])];
     const hashes = input.hash !== undefined ? [input.hash] : [];

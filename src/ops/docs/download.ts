@@ -50,7 +50,6 @@ export const downloadOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: true,
   },
-  composite: { tool: "execute", name: "download" },
   timeoutMs: 600_000,
   async run(context, input) {
     const docs = docsContext(context);

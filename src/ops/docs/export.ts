@@ -41,7 +41,6 @@ export const exportOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "execute", name: "export" },
   run(context, input) {
     const docs = docsContext(context);
     const row = resolveDocument(docs.db, { hash: input.hash, name: input.name });

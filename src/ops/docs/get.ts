@@ -42,7 +42,6 @@ export const getOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "query", name: "get" },
   run(context, input) {
     if (input.outputPath !== undefined) {
       // YAMS's get wrote files from its read-only pipeline; here a write needs a write scope.

@@ -51,7 +51,6 @@ export const graphOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "graph" },
   run(context, input) {
     const docs = docsContext(context);
     if (input.list_types) {

@@ -71,7 +71,6 @@ export const grepOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "grep" },
   timeoutMs: 120_000,
   async run(context, input) {
     const docs = docsContext(context);

@@ -51,7 +51,6 @@ export const listOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "list" },
   run(context, input) {
     const docs = docsContext(context);
     const filter = {

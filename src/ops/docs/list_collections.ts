@@ -24,7 +24,6 @@ export const listCollectionsOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "list_collections" },
   run(context) {
     const collections = collectionRows(docsContext(context).db);
     return { total: collections.length, collections };

@@ -35,7 +35,6 @@ export const listSnapshotsOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "list_snapshots" },
   run(context, input) {
     const db = docsContext(context).db;
     return {

@@ -88,7 +88,6 @@ export const repairOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "execute", name: "repair" },
   timeoutMs: 3_600_000,
   async run(context, input) {
     const startedAt = Date.now();

@@ -53,7 +53,6 @@ export const restoreOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "execute", name: "restore" },
   timeoutMs: 600_000,
   run(context, input) {
     const docs = docsContext(context);

@@ -56,7 +56,6 @@ export const searchOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "search" },
   async run(context, input) {
     const started = performance.now();
     const docs = docsContext(context);

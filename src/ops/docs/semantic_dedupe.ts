@@ -50,7 +50,6 @@ export const semanticDedupeOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "semantic_dedupe" },
   timeoutMs: 120_000,
   async run(context, input) {
     const docs = docsContext(context);

@@ -56,7 +56,6 @@ export const statusOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "status" },
   run(context, input) {
     const docs = docsContext(context);
     return storageStatus(docs.db, { detailed: input.detailed, fileTypes: input.file_types });

@@ -49,7 +49,6 @@ export const suggestContextOperation: Operation = defineOperation({
     idempotentHint: false,
     openWorldHint: false,
   },
-  composite: { tool: "query", name: "suggest_context" },
   async run(context, input) {
     const docs = docsContext(context);
     const session = sessionScope(docs.db, input);

@@ -39,7 +39,6 @@ export const updateOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "execute", name: "update" },
   run(context, input) {
     const docs = docsContext(context);
     return updateDocuments(docs.db, {

@@ -127,7 +127,6 @@ export const verifyOperation: Operation = defineOperation({
   output: verifyOutput,
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  composite: { tool: "query", name: "verify" },
   // Reading every stored byte of a large store takes minutes; the signal stops it sooner.
   timeoutMs: 3_600_000,
   async run(context, input) {

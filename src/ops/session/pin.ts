@@ -22,6 +22,5 @@ export const pinOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "session", name: "pin" },
   run: (context, input) => runPin(context, input, true),
 });

@@ -29,7 +29,6 @@ export const startOperation: Operation = defineOperation({
     idempotentHint: false,
     openWorldHint: false,
   },
-  composite: { tool: "session", name: "start" },
   run(context, input) {
     const docs = docsContext(context);
     const { session, resumed } = beginSession(

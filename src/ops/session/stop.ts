@@ -27,7 +27,6 @@ export const stopOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "session", name: "stop" },
   run(context, input) {
     const docs = docsContext(context);
     return endSession(docs.db, input.name, docs.now);

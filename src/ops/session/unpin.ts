@@ -21,6 +21,5 @@ export const unpinOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "session", name: "unpin" },
   run: (context, input) => runPin(context, input, false),
 });

@@ -65,7 +65,6 @@ export const watchOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  composite: { tool: "session", name: "watch" },
   timeoutMs: 600_000,
   async run(context, input) {
     const docs = docsContext(context);
