@@ -4,7 +4,8 @@
  * import.meta.url)` — not JavaScript in a string behind a `data:` or
  * `blob:` URL — so `deno check` and `deno lint` read it and `deno compile`
  * embeds it; every `import()` names its module literally, so `deno check`
- * follows it and `deno compile` embeds it.
+ * follows it and `deno compile` embeds it. A worker's modules load when it
+ * starts, so they stay clear of Node's slow-loading built-ins.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -117,4 +118,19 @@ Deno.test("no worker is built from a string and no import() computes its specifi
     assert.ok(readFileSync(join(ROOT, worker), "utf8").includes("onmessage"), worker);
     assert.ok(all.includes(worker), `${worker} is not type-checked with main.ts`);
   }
+});
+
+Deno.test("workers load no Node built-in but node:sqlite, which would slow their start", async () => {
+  for (const worker of WORKER_MODULES) {
+    const { loadedAtStart } = await moduleGraph(worker);
+    assert.deepEqual(
+      loadedAtStart.filter((s) => /^(node|npm):/.test(s) && s !== "node:sqlite"),
+      [],
+      worker,
+    );
+  }
+  // The watchdog imports nothing: the query process may read no other file of Vantage's.
+  assert.deepEqual((await moduleGraph("src/store/query_watchdog_worker.ts")).loadedAtStart, [
+    "src/store/query_watchdog_worker.ts",
+  ]);
 });

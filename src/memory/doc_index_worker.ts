@@ -3,21 +3,21 @@
  * index_worker.ts): it applies batches of full-text changes to the index
  * file with `applyIndexChanges` and embeds pieces with
  * {@linkcode HashedEmbedder}, the very functions the main thread runs, so
- * its rows and vectors are identical to those made without it.
+ * its rows and vectors are identical to those made without it. It imports
+ * docs_fts_apply.ts rather than docs_fts.ts, and so starts without loading
+ * `node:path` or `node:fs` (see src/core/module_worker.ts).
  *
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
 import { workerScope } from "../core/module_worker.ts";
-import { transaction } from "../store/database.ts";
 import {
   allTerms,
-  applyIndexChanges,
+  applyIndexBatch,
   type IndexChange,
   KnownWords,
-  MAX_VOCABULARY_CHARS,
   openDocsIndexFile,
-} from "../store/docs_fts.ts";
+} from "../store/docs_fts_apply.ts";
 import { HashedEmbedder, vectorToBytes } from "./embedder.ts";
 import type { EmbeddedDocument, EmbedJob } from "./index_worker.ts";
 
@@ -74,7 +74,7 @@ function openIndex(): { db: DatabaseSync; known: KnownWords } {
 function applyChanges(changes: readonly IndexChange[]): void {
   const { db, known } = openIndex();
   try {
-    transaction(db, () => applyIndexChanges(db, changes, known, MAX_VOCABULARY_CHARS));
+    applyIndexBatch(db, changes, known);
   } catch (error) {
     // Words the rolled-back transaction added to `known` are not stored: start afresh.
     index = undefined;

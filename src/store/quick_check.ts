@@ -12,7 +12,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { startModuleWorker } from "../core/module_worker.ts";
-import { isCorruptionError } from "./database.ts";
+import { isCorruptionError } from "./sqlite_errors.ts";
 import type { QuickCheckReply, QuickCheckRequest } from "./quick_check_worker.ts";
 
 /** What the check found in one file. */
