@@ -93,11 +93,9 @@ context answer for the agent, if any. Always exits 0.`,
       const event = values.event ?? (parsed as Record<string, unknown>).hook_event_name;
       if (outcome.spooled && outcome.unreachable && /^session_?start$/i.test(String(event))) {
         // No server: start one; it replays the spool, this event included. Loaded only here, to
-        // keep the common path of the hook light.
-        const autostart = await import(
-          new URL("../ingest/server_autostart.ts", import.meta.url).href
-        ) as typeof import("../ingest/server_autostart.ts");
-        autostart.startServerInBackground(resolvePaths());
+        // keep the common path of the hook light (see registry.ts on lazy imports).
+        const { startServerInBackground } = await import("../ingest/server_autostart.ts");
+        startServerInBackground(resolvePaths());
       }
       if (!outcome.delivered && !outcome.spooled) {
         writeStderr(`vantage hook: payload refused: ${outcome.reason}`);

@@ -52,17 +52,14 @@ VANTAGE_PROMPTS (folder of PROMPT-*.md templates).`,
       version: VERSION,
       promptsDir: paths.prompts,
       surface: async () => {
-        // Computed specifiers: a literal import() would be loaded with this module, before
-        // `initialize` is answered; these load only once the client has been answered.
-        const load = (path: string) => import(new URL(path, import.meta.url).href);
+        // Loaded only once the client has been answered (deno.json's lazy-dynamic-imports keeps
+        // Deno from loading them with this module, see registry.ts).
         const [{ builtinCatalog }, { buildSurface }, { vantageServices }, { VANTAGE_NAMING }] =
           await Promise.all([
-            load("../ops/builtin.ts") as Promise<typeof import("../ops/builtin.ts")>,
-            load("../mcp/surfaces.ts") as Promise<typeof import("../mcp/surfaces.ts")>,
-            load("../ops/runtime.ts") as Promise<typeof import("../ops/runtime.ts")>,
-            load("../mcp/operation_names.ts") as Promise<
-              typeof import("../mcp/operation_names.ts")
-            >,
+            import("../ops/builtin.ts"),
+            import("../mcp/surfaces.ts"),
+            import("../ops/runtime.ts"),
+            import("../mcp/operation_names.ts"),
           ]);
         const services = vantageServices(paths);
         closeServices = () => services.close();

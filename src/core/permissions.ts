@@ -31,7 +31,8 @@ export function documentRoots(): string[] {
  * The folder holding Vantage's own modules, when they are local files: the
  * CLI imports each command module only when it runs (so the hook, started
  * on every agent tool call, loads almost nothing), and Deno asks for read
- * permission on modules loaded that way.
+ * permission on modules loaded that way, as it does for the modules of
+ * Vantage's workers (see `startModuleWorker`).
  */
 export function programRoot(): string | undefined {
   const url = new URL("../..", import.meta.url);

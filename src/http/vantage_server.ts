@@ -31,7 +31,7 @@ import {
   changeMarks,
   sessionsAfter,
 } from "../store/dashboard_reads.ts";
-import { startCheckpointer } from "../store/checkpoint_worker.ts";
+import { startCheckpointer } from "../store/checkpointer.ts";
 import { checkpoint, savepoint, setCheckpointInterval, writing } from "../store/database.ts";
 import { watchChanges } from "./change_watch.ts";
 import { EventBus } from "./event_bus.ts";

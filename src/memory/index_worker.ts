@@ -2,11 +2,10 @@
  * The index worker of a large add: on the second core it applies one
  * batch's full-text changes to the index file and embeds the batch's pieces
  * with the built-in hashed embedder, while the main thread stores the next
- * batch. It runs the very same code as the main thread (the source of
- * `applyIndexChanges` and of {@linkcode HashedEmbedder} is sent to it), so
- * its index rows and vectors are identical to those made without it. It is
- * started from a data URL, which needs no read permission on Vantage's own
- * files. Each embed job carries a claim in a shared array: the main thread,
+ * batch. Its module (doc_index_worker.ts) imports the very functions the
+ * main thread runs (`applyIndexChanges`, {@linkcode HashedEmbedder}), so its
+ * index rows and vectors are identical to those made without it. Each embed
+ * job carries a claim in a shared array: the main thread,
  * once it has nothing left to store, takes the jobs the worker has not
  * reached instead of waiting for them. A shared counter of finished batches
  * tells the main thread how far the worker has got while it is busy storing
@@ -15,13 +14,10 @@
  * @module
  */
 import { VantageError } from "../core/errors.ts";
-import {
-  applyIndexChangesSource,
-  DOCS_INDEX_SCHEMA,
-  type IndexChange,
-  MAX_VOCABULARY_CHARS,
-} from "../store/docs_fts.ts";
-import { type HashedEmbedder, hashedEmbedderSource, vectorToBytes } from "./embedder.ts";
+import { startModuleWorker } from "../core/module_worker.ts";
+import type { IndexChange } from "../store/docs_fts.ts";
+import type { IndexWorkerReply, IndexWorkerRequest } from "./doc_index_worker.ts";
+import type { HashedEmbedder } from "./embedder.ts";
 
 /** Pieces of text of one document to embed. */
 export interface EmbedJob {
@@ -57,77 +53,6 @@ export interface IndexWorkerOptions {
   indexPath?: string;
 }
 
-function workerSource(options: IndexWorkerOptions): string {
-  return `
-import { DatabaseSync } from "node:sqlite";
-${options.embedder === undefined ? "" : hashedEmbedderSource()}
-${applyIndexChangesSource()}
-const embedder = ${
-    options.embedder === undefined
-      ? "undefined"
-      : `new HashedEmbedder({ dimensions: ${options.embedder.dimensions} })`
-  };
-let index;
-let known;
-function openIndex() {
-  if (index !== undefined) return index;
-  index = new DatabaseSync(${JSON.stringify(options.indexPath ?? "")}, { timeout: 5000 });
-  index.exec("PRAGMA journal_mode = WAL");
-  index.exec("PRAGMA synchronous = NORMAL");
-  index.exec("PRAGMA cache_size = -65536");
-  index.exec(${JSON.stringify(DOCS_INDEX_SCHEMA)});
-  known = new KnownWords(index.prepare("SELECT term FROM docs_terms").all().map((row) => row.term));
-  return index;
-}
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-${vectorToBytes.toString()}
-self.onmessage = (event) => {
-  const { seq, changes, jobs, claims, progress } = event.data;
-  try {
-    const started = performance.now();
-    const applied = [];
-    if (changes.length > 0) {
-      const db = openIndex();
-      db.exec("BEGIN IMMEDIATE");
-      try {
-        applyIndexChanges(db, changes, known, ${MAX_VOCABULARY_CHARS});
-        db.exec("COMMIT");
-      } catch (error) {
-        // SQLite may have rolled back by itself; the error that caused it is the one to report.
-        if (db.isTransaction) {
-          try {
-            db.exec("ROLLBACK");
-          } catch { /* the cause below is reported */ }
-        }
-        known = undefined;
-        index = undefined;
-        db.close();
-        throw error;
-      }
-      for (const change of changes) applied.push(change.seq);
-    }
-    const indexed = performance.now();
-    const embedded = [];
-    const buffers = [];
-    for (let i = 0; i < jobs.length; i++) {
-      // A job the main thread has claimed is its to embed.
-      if (Atomics.compareExchange(claims, i, 0, 1) !== 0) continue;
-      const job = jobs[i];
-      const vectors = job.pieces.map((piece) => vectorToBytes(embedder.embedOne(piece)));
-      for (const vector of vectors) buffers.push(vector.buffer);
-      embedded.push({ id: job.id, vectors });
-    }
-    const ms = { index: indexed - started, embed: performance.now() - indexed };
-    Atomics.store(progress, 0, seq + 1);
-    self.postMessage({ seq, embedded, applied, ms }, buffers);
-  } catch (error) {
-    Atomics.store(progress, 0, seq + 1);
-    self.postMessage({ seq, error: error instanceof Error ? error.message : String(error) });
-  }
-};
-`;
-}
-
 /** A batch sent to the worker, with the claim on each of its embed jobs. */
 interface SentBatch {
   seq: number;
@@ -158,42 +83,39 @@ export class IndexWorker {
   /** Whether this worker embeds. */
   readonly embeds: boolean;
 
-  /** Starts a worker. */
+  /**
+   * Starts a worker; throws a `VantageError` (`unavailable`) when this
+   * process may not read the worker's module, so the caller can do the work
+   * itself.
+   */
   constructor(options: IndexWorkerOptions) {
     this.indexes = options.indexPath !== undefined;
     this.embeds = options.embedder !== undefined;
-    const source = workerSource(options);
-    const url = `data:application/javascript;base64,${btoa(unescape(encodeURIComponent(source)))}`;
-    this.#worker = new Worker(url, { type: "module" });
-    this.#worker.onmessage = (
-      event: MessageEvent<
-        {
-          seq: number;
-          embedded?: EmbeddedDocument[];
-          applied?: number[];
-          ms?: { index: number; embed: number };
-          error?: string;
-        }
-      >,
-    ) => {
-      this.#sent = this.#sent.filter((batch) => batch.seq !== event.data.seq);
-      const waiter = this.#waiting.get(event.data.seq);
+    this.#worker = startModuleWorker(
+      new URL("./doc_index_worker.ts", import.meta.url),
+      "document index",
+    );
+    this.#worker.onmessage = (event: MessageEvent<IndexWorkerReply>) => {
+      const reply = event.data;
+      this.#sent = this.#sent.filter((batch) => batch.seq !== reply.seq);
+      const waiter = this.#waiting.get(reply.seq);
       if (waiter === undefined) return;
-      this.#waiting.delete(event.data.seq);
-      if (event.data.error !== undefined) {
-        waiter.reject(new VantageError("internal_error", `index worker: ${event.data.error}`));
+      this.#waiting.delete(reply.seq);
+      if ("error" in reply) {
+        waiter.reject(new VantageError("internal_error", `index worker: ${reply.error}`));
       } else {
-        waiter.resolve({
-          embedded: event.data.embedded ?? [],
-          applied: event.data.applied ?? [],
-          ms: event.data.ms ?? { index: 0, embed: 0 },
-        });
+        waiter.resolve({ embedded: reply.embedded, applied: reply.applied, ms: reply.ms });
       }
     };
     this.#worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
       this.#failAll(`the index worker failed: ${event.message}`);
     };
+    this.#post({
+      type: "setup",
+      dimensions: options.embedder?.dimensions,
+      indexPath: options.indexPath,
+    });
   }
 
   /**
@@ -216,7 +138,7 @@ export class IndexWorker {
     });
     const claims = new Int32Array(new SharedArrayBuffer(Math.max(1, jobs.length) * 4));
     this.#sent.push({ seq, jobs, claims, stealable: jobs.length });
-    this.#worker.postMessage({ seq, changes, jobs, claims, progress: this.#progress });
+    this.#post({ type: "batch", seq, changes, jobs, claims, progress: this.#progress });
     return done;
   }
 
@@ -251,6 +173,10 @@ export class IndexWorker {
     this.#worker.terminate();
     this.#sent = [];
     this.#failAll("the index worker was closed");
+  }
+
+  #post(request: IndexWorkerRequest): void {
+    this.#worker.postMessage(request);
   }
 
   #failAll(message: string): void {

@@ -17,6 +17,9 @@ import {
   sqliteFiles,
 } from "../core/private_files.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { isBusyError, isCorruptionError } from "./sqlite_errors.ts";
+
+export { isBusyError, isCorruptionError };
 
 /** The SQLite connection type, re-exported so callers never import node:sqlite themselves. */
 export type { DatabaseSync } from "node:sqlite";
@@ -529,20 +532,6 @@ function attachNote(error: unknown, note: string): void {
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null &&
     typeof (value as { then?: unknown }).then === "function";
-}
-
-/** SQLite's words for a damaged file. */
-const CORRUPTION =
-  /database disk image is malformed|file is not a database|malformed database schema/i;
-
-/** Whether an error is SQLite reporting a damaged database file. */
-export function isCorruptionError(error: unknown): boolean {
-  return CORRUPTION.test(messageOf(error));
-}
-
-/** Whether an error is SQLite reporting a lock held too long by another connection. */
-export function isBusyError(error: unknown): boolean {
-  return /database is locked|database table is locked|SQLITE_BUSY/i.test(messageOf(error));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The message search index: a worker that indexes new messages in the
- * background (see message_index_worker.ts), and the reads that use it.
+ * background (message_index_worker.ts), and the reads that use it.
  * Indexing off the main thread keeps hooks answered while a large backfill
  * runs, and uses the second core.
  *
@@ -8,11 +8,12 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { VantageError } from "../core/errors.ts";
+import { startModuleWorker } from "../core/module_worker.ts";
 import { makeFilesPrivate, sqliteFiles } from "../core/private_files.ts";
 import { storeFailure } from "./database.ts";
 import type { MessageRow } from "./agent_reads.ts";
 import { MESSAGE_INDEX_SCHEMA, messageIndexPath } from "./message_index_schema.ts";
-import { MESSAGE_INDEX_WORKER_SOURCE } from "./message_index_worker.ts";
+import type { MessageIndexReply, MessageIndexRequest } from "./message_index_worker.ts";
 
 /** Opens (creating when needed) the index file of a store, for searching. */
 export function openMessageIndex(storePath: string): DatabaseSync {
@@ -62,14 +63,14 @@ export class MessageIndexer {
     maxId: () => number,
     onError: (message: string) => void = () => {},
   ): Promise<MessageIndexer> {
-    const url = `data:application/javascript;base64,${
-      btoa(unescape(encodeURIComponent(MESSAGE_INDEX_WORKER_SOURCE)))
-    }`;
-    const worker = new Worker(url, { type: "module" });
+    const worker = startModuleWorker(
+      new URL("./message_index_worker.ts", import.meta.url),
+      "message index",
+    );
     const indexer = new MessageIndexer(worker, maxId, onError);
     // A worker that could not open the index (a damaged file) must not outlive the failure.
     await new Promise<void>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) => {
+      worker.onmessage = (event: MessageEvent<MessageIndexReply>) => {
         if (event.data.type === "opened") {
           // The worker may have made the file: it is as private as the store.
           makeFilesPrivate(...sqliteFiles(messageIndexPath(storePath)));
@@ -82,13 +83,12 @@ export class MessageIndexer {
         event.preventDefault();
         reject(new VantageError("unavailable", `message index worker failed: ${event.message}`));
       };
-      worker.postMessage({ type: "open", storePath, indexPath: messageIndexPath(storePath) });
+      post(worker, { type: "open", storePath, indexPath: messageIndexPath(storePath) });
     }).catch((error) => {
       worker.terminate();
       throw error;
     });
-    worker.onmessage = (event: MessageEvent<{ type: string; to?: number; message?: string }>) =>
-      indexer.#receive(event.data);
+    worker.onmessage = (event: MessageEvent<MessageIndexReply>) => indexer.#receive(event.data);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
       indexer.#fail(`message index worker failed: ${event.message}`);
@@ -103,7 +103,7 @@ export class MessageIndexer {
       return;
     }
     this.#inFlight = true;
-    this.#worker.postMessage({ type: "kick" });
+    post(this.#worker, { type: "kick" });
   }
 
   /** Resolves once every message stored so far is indexed. */
@@ -123,14 +123,14 @@ export class MessageIndexer {
     this.#fail("the message index was closed");
   }
 
-  #receive(message: { type: string; to?: number; message?: string }): void {
+  #receive(message: MessageIndexReply): void {
     this.#inFlight = false;
     if (message.type === "error") {
-      this.#onError(message.message ?? "unknown error");
+      this.#onError(message.message);
       this.#fail(`message index: ${message.message}`);
       return;
     }
-    this.#indexedTo = Math.max(this.#indexedTo, message.to ?? 0);
+    if (message.type === "indexed") this.#indexedTo = Math.max(this.#indexedTo, message.to);
     this.#waiters = this.#waiters.filter((waiter) => {
       if (waiter.target > this.#indexedTo) return true;
       waiter.resolve();
@@ -146,6 +146,11 @@ export class MessageIndexer {
     for (const waiter of this.#waiters) waiter.reject(new VantageError("unavailable", message));
     this.#waiters = [];
   }
+}
+
+/** Posts a request the worker understands. */
+function post(worker: Worker, request: MessageIndexRequest): void {
+  worker.postMessage(request);
 }
 
 const MESSAGE_COLUMNS =

@@ -7,11 +7,20 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
-
-/** The index file for a store file. */
+/**
+ * The index file for a store file: `search.db` in the store's folder.
+ *
+ * @example
+ * ```ts
+ * import { messageIndexPath } from "./message_index_schema.ts";
+ * messageIndexPath("/home/me/.vantage/vantage.db"); // "/home/me/.vantage/search.db"
+ * ```
+ */
 export function messageIndexPath(storePath: string): string {
-  return storePath === ":memory:" ? ":memory:" : join(dirname(storePath), "search.db");
+  if (storePath === ":memory:") return ":memory:";
+  // The file name replaced by hand: node:path would slow the start of the message index worker, which
+  // imports this module (see module_worker.ts).
+  return storePath.replace(/[^/\\]*$/, "search.db");
 }
 
 /**

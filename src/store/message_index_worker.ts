@@ -1,38 +1,55 @@
 /**
- * The source of the worker that keeps the message index up to date: it
- * reads messages past its cursor from the store (read-only) and indexes them
- * in the index file, committing rows and cursor together so a crash never
- * indexes a message twice or skips one. Started from a data URL, which needs
- * no read permission on Vantage's own files.
+ * The worker that keeps the message index up to date (started by
+ * `MessageIndexer` in message_index.ts): it reads messages past its cursor
+ * from the store (read-only) and indexes them in the index file, committing
+ * rows and cursor together so a crash never indexes a message twice or
+ * skips one.
  *
  * @module
  */
+import { DatabaseSync } from "node:sqlite";
+import { workerScope } from "../core/module_worker.ts";
 import { MESSAGE_INDEX_SCHEMA, TOOL_TEXT_INDEXED } from "./message_index_schema.ts";
 
-/** The worker's JavaScript source. */
-export const MESSAGE_INDEX_WORKER_SOURCE: string = `
-import { DatabaseSync } from "node:sqlite";
+/** What the indexer asks: open the two files once, then index what is new on each kick. */
+export type MessageIndexRequest =
+  | { type: "open"; storePath: string; indexPath: string }
+  | { type: "kick" };
 
-let store;
-let index;
+/** What the worker answers. */
+export type MessageIndexReply =
+  | { type: "opened" }
+  | { type: "indexed"; to: number }
+  | { type: "error"; message: string };
 
-function open(storePath, indexPath) {
-  store = new DatabaseSync(storePath, { readOnly: true, timeout: 5000 });
-  index = new DatabaseSync(indexPath, { timeout: 5000 });
+/** Messages read and indexed per transaction. */
+const BATCH = 500;
+
+interface Files {
+  store: DatabaseSync;
+  index: DatabaseSync;
+}
+
+function open(storePath: string, indexPath: string): Files {
+  const store = new DatabaseSync(storePath, { readOnly: true, timeout: 5000 });
+  const index = new DatabaseSync(indexPath, { timeout: 5000 });
   index.exec("PRAGMA journal_mode = WAL");
   index.exec("PRAGMA synchronous = NORMAL");
-  index.exec(${JSON.stringify(MESSAGE_INDEX_SCHEMA)});
+  index.exec(MESSAGE_INDEX_SCHEMA);
+  return { store, index };
 }
 
-function cursor() {
-  const row = index.prepare("SELECT value FROM index_state WHERE key = 'indexed_to'").get();
-  return row === undefined ? 0 : row.value;
+function cursor(index: DatabaseSync): number {
+  const row = index.prepare("SELECT value FROM index_state WHERE key = 'indexed_to'").get() as
+    | { value: number }
+    | undefined;
+  return row?.value ?? 0;
 }
 
-// Indexes everything past the cursor in bounded transactions; returns the new cursor.
-function catchUp() {
+/** Indexes everything past the cursor in bounded transactions; returns the new cursor. */
+function catchUp({ store, index }: Files): number {
   const read = store.prepare(
-    "SELECT id, message_type, tool_name, text FROM messages WHERE id > ? ORDER BY id LIMIT 500",
+    "SELECT id, message_type, tool_name, text FROM messages WHERE id > ? ORDER BY id LIMIT ?",
   );
   const insert = index.prepare("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)");
   const save = index.prepare(
@@ -40,21 +57,24 @@ function catchUp() {
   );
   for (;;) {
     index.exec("BEGIN IMMEDIATE");
-    let last;
     try {
       // Read the cursor under the write lock: another process may be indexing the same store.
-      const from = cursor();
-      const rows = read.all(from);
+      const from = cursor(index);
+      const rows = read.all(from, BATCH) as Array<
+        { id: number; message_type: string; tool_name: string | null; text: string }
+      >;
       for (const row of rows) {
         const tool = row.message_type === "tool_use" || row.message_type === "tool_result";
         // A tool call is also found by its tool's name ("Bash", "Edit", an MCP tool).
-        const text = tool ? (row.tool_name ? row.tool_name + " " : "") + row.text.slice(0, ${TOOL_TEXT_INDEXED}) : row.text;
+        const text = tool
+          ? (row.tool_name ? row.tool_name + " " : "") + row.text.slice(0, TOOL_TEXT_INDEXED)
+          : row.text;
         insert.run(row.id, text);
       }
-      last = rows.length === 0 ? from : rows[rows.length - 1].id;
+      const last = rows.length === 0 ? from : rows[rows.length - 1].id;
       if (rows.length > 0) save.run(last);
       index.exec("COMMIT");
-      if (rows.length < 500) return last;
+      if (rows.length < BATCH) return last;
     } catch (error) {
       // SQLite may have rolled back by itself; the error that caused it is the one to report.
       if (index.isTransaction) {
@@ -67,17 +87,24 @@ function catchUp() {
   }
 }
 
-self.onmessage = (event) => {
+const scope = workerScope<MessageIndexRequest, MessageIndexReply>();
+let files: Files | undefined;
+
+scope.onmessage = (event) => {
   const message = event.data;
   try {
     if (message.type === "open") {
-      open(message.storePath, message.indexPath);
-      self.postMessage({ type: "opened" });
-      return;
+      files = open(message.storePath, message.indexPath);
+      scope.postMessage({ type: "opened" });
+    } else if (files === undefined) {
+      throw new Error("the message index worker was asked to index before opening its files");
+    } else {
+      scope.postMessage({ type: "indexed", to: catchUp(files) });
     }
-    if (message.type === "kick") self.postMessage({ type: "indexed", to: catchUp() });
   } catch (error) {
-    self.postMessage({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    scope.postMessage({
+      type: "error",
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 };
-`;

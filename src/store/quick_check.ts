@@ -5,11 +5,15 @@
  * main thread it would stop every request for that long. Each file gets its
  * own read-only connection; a file SQLite cannot even open as a database
  * counts as damaged, one it cannot open for another reason (locked,
- * refused) as unchecked.
+ * refused) as unchecked. The worker (quick_check_worker.ts) runs
+ * {@linkcode checkFile} for each file.
  *
  * @module
  */
-import { type DatabaseSync, isCorruptionError } from "./database.ts";
+import { DatabaseSync } from "node:sqlite";
+import { startModuleWorker } from "../core/module_worker.ts";
+import { isCorruptionError } from "./sqlite_errors.ts";
+import type { QuickCheckReply, QuickCheckRequest } from "./quick_check_worker.ts";
 
 /** What the check found in one file. */
 export interface FileCheck {
@@ -24,38 +28,41 @@ export interface FileCheck {
 /** Problems listed per file at most. */
 export const QUICK_CHECK_MAX_ERRORS = 20;
 
-const WORKER_SOURCE = `
-import { DatabaseSync } from "node:sqlite";
-
-const CORRUPT = /database disk image is malformed|file is not a database|malformed database schema/i;
-
-function check(path, maxErrors) {
+/**
+ * Checks one file on a connection of its own, read-only: `missing` when
+ * there is no such file, `damaged` when SQLite finds problems or cannot
+ * read it as a database, `unchecked` when it cannot open it for another
+ * reason. The structural check's worker runs this for each file.
+ *
+ * @example
+ * ```ts ignore
+ * checkFile("/home/me/.vantage/search.db").status; // "ok"
+ * ```
+ */
+export function checkFile(path: string, maxErrors = QUICK_CHECK_MAX_ERRORS): FileCheck {
   try {
     Deno.statSync(path);
   } catch {
     return { path, status: "missing", problems: [] };
   }
-  let db;
+  let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
-    const rows = db.prepare("PRAGMA quick_check(" + maxErrors + ")").all();
-    const problems = rows.map((row) => String(Object.values(row)[0])).filter((text) => text !== "ok");
+    const problems = quickCheckConnection(db, maxErrors);
     return { path, status: problems.length === 0 ? "ok" : "damaged", problems };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { path, status: CORRUPT.test(message) ? "damaged" : "unchecked", problems: [message] };
+    return {
+      path,
+      status: isCorruptionError(error) ? "damaged" : "unchecked",
+      problems: [message],
+    };
   } finally {
     try {
-      if (db !== undefined) db.close();
+      db?.close();
     } catch { /* closing a damaged file may fail too; the check said why */ }
   }
 }
-
-self.onmessage = (event) => {
-  const { paths, maxErrors } = event.data;
-  self.postMessage(paths.map((path) => check(path, maxErrors)));
-};
-`;
 
 /**
  * Checks `paths` on a worker, in order; a file that does not exist is
@@ -74,10 +81,12 @@ export function quickCheckFiles(
   if (paths.length === 0) return Promise.resolve([]);
   const signal = options.signal;
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const url = `data:application/javascript;base64,${
-    btoa(unescape(encodeURIComponent(WORKER_SOURCE)))
-  }`;
-  const worker = new Worker(url, { type: "module" });
+  let worker: Worker;
+  try {
+    worker = startModuleWorker(new URL("./quick_check_worker.ts", import.meta.url), "quick check");
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise<FileCheck[]>((resolve, reject) => {
     const finish = () => {
       signal?.removeEventListener("abort", onAbort);
@@ -88,7 +97,7 @@ export function quickCheckFiles(
       reject(signal?.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    worker.onmessage = (event: MessageEvent<FileCheck[]>) => {
+    worker.onmessage = (event: MessageEvent<QuickCheckReply>) => {
       finish();
       resolve(event.data);
     };
@@ -97,10 +106,11 @@ export function quickCheckFiles(
       finish();
       reject(new Error(`the structural check's worker failed: ${event.message}`));
     };
-    worker.postMessage({
+    const request: QuickCheckRequest = {
       paths: [...paths],
       maxErrors: options.maxErrors ?? QUICK_CHECK_MAX_ERRORS,
-    });
+    };
+    worker.postMessage(request);
   });
 }
 

@@ -72,7 +72,7 @@ export interface QueryRunnerOptions {
 /**
  * The command that starts a query process for `databasePath`. Run from
  * source, it is Deno running the process module with read access to the
- * database folder and nothing else; inside a compiled `vantage` (which
+ * database folder and the watchdog's module, and nothing else; inside a compiled `vantage` (which
  * cannot take permission flags) it is the executable itself with the hidden
  * `query-worker` command. Either way the parent needs only
  * `--allow-run=<Deno.execPath()>`.
@@ -91,6 +91,9 @@ export function queryProcessCommand(databasePath: string): QueryProcessCommand {
     return { program, args: ["query-worker", databasePath], cwd };
   }
   const module = new URL("./readonly_query_process.ts", import.meta.url);
+  const watchdog = new URL("./query_watchdog_worker.ts", import.meta.url);
+  // A worker's module is read under the process's permissions; the process module itself is not.
+  const read = watchdog.protocol === "file:" ? `${cwd},${fileURLToPath(watchdog)}` : cwd;
   return {
     program,
     args: [
@@ -98,7 +101,7 @@ export function queryProcessCommand(databasePath: string): QueryProcessCommand {
       // No deno.json or lock file applies: the module imports nothing but node:sqlite.
       "--no-config",
       "--no-prompt",
-      `--allow-read=${cwd}`,
+      `--allow-read=${read}`,
       module.protocol === "file:" ? fileURLToPath(module) : module.href,
       databasePath,
     ],

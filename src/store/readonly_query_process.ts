@@ -14,15 +14,17 @@
  * subquery or a CTE alike, since SQLite asks about the tables underneath —
  * and anything but reading (ATTACH, most pragmas, loading code). It imports
  * nothing but `node:sqlite`, so it starts quickly and needs no permission
- * beyond reading the database folder.
+ * beyond reading the database folder and its watchdog's module
+ * (query_watchdog_worker.ts, which imports nothing either).
  *
- * Run from source as `deno run --allow-read=<database folder> <this module>
- * <database>`, or inside a compiled `vantage` as `vantage query-worker
- * <database>`.
+ * Run from source as `deno run --allow-read=<database folder>,<watchdog
+ * module> <this module> <database>`, or inside a compiled `vantage` as
+ * `vantage query-worker <database>`.
  *
  * @module
  */
 import { constants, DatabaseSync } from "node:sqlite";
+import type { WatchdogStart } from "./query_watchdog_worker.ts";
 
 /**
  * One query to run. Options a later caller needs are added here as
@@ -462,13 +464,8 @@ export async function serveQueryProcess(
   }
 }
 
-// Runs beside the main thread, which a query can hold for as long as it runs.
-const WATCHDOG_SOURCE = `
-const parent = Deno.ppid;
-setInterval(() => {
-  if (Deno.ppid !== parent) Deno.kill(Deno.pid, "SIGKILL");
-}, 500);
-`;
+/** How often the watchdog looks whether the parent is still there, ms. */
+const WATCHDOG_INTERVAL_MS = 500;
 
 /**
  * Kills this process once its parent is gone. The parent kills a query past
@@ -485,10 +482,14 @@ setInterval(() => {
  * ```
  */
 export function exitWithParent(): () => void {
-  const watchdog = new Worker(
-    `data:application/javascript,${encodeURIComponent(WATCHDOG_SOURCE)}`,
-    { type: "module" },
-  );
+  // Not startModuleWorker: this module imports nothing. A watchdog that cannot start (its
+  // module unreadable) fails the process loudly rather than leaving it unwatched.
+  const watchdog = new Worker(new URL("./query_watchdog_worker.ts", import.meta.url), {
+    type: "module",
+    name: "query watchdog",
+  });
+  const start: WatchdogStart = { intervalMs: WATCHDOG_INTERVAL_MS };
+  watchdog.postMessage(start);
   return () => watchdog.terminate();
 }
 

@@ -215,7 +215,7 @@ Deno.test("query runner: a process that cannot start or dies says so; a closed r
   }
 });
 
-Deno.test("the query process loads nothing but its own module and node:sqlite", async () => {
+Deno.test("the query process loads nothing but its own module, its watchdog's and node:sqlite", async () => {
   const graph = async (module: string) => {
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["info", "--json", module],
@@ -229,9 +229,15 @@ Deno.test("the query process loads nothing but its own module and node:sqlite", 
     };
     return info.modules.map((m) => m.specifier.replace(/^file:.*\/src\//, "src/")).sort();
   };
+  // The watchdog's module is a type-only import here, loaded by the watchdog's worker; it imports
+  // nothing itself, so the process reads no other file of Vantage's.
   assert.deepEqual(await graph("src/store/readonly_query_process.ts"), [
     "node:sqlite",
+    "src/store/query_watchdog_worker.ts",
     "src/store/readonly_query_process.ts",
+  ]);
+  assert.deepEqual(await graph("src/store/query_watchdog_worker.ts"), [
+    "src/store/query_watchdog_worker.ts",
   ]);
   // The compiled executable's entry to it; command.ts is a type-only import, gone at run time.
   assert.deepEqual(await graph("src/cli/query_worker.ts"), [
@@ -241,6 +247,7 @@ Deno.test("the query process loads nothing but its own module and node:sqlite", 
     "src/cli/output.ts",
     "src/cli/query_worker.ts",
     "src/core/errors.ts",
+    "src/store/query_watchdog_worker.ts",
     "src/store/readonly_query_process.ts",
   ]);
 });
