@@ -49,27 +49,39 @@ Options:
     const log = createLogger("serve");
     const token = typeof values.token === "string" ? values.token : readEnv("VANTAGE_TOKEN") ??
       await loadOrCreateToken(paths.home);
-    const server = await startVantageServer({
-      paths,
-      host,
-      port,
-      token,
-      tail: values["no-tail"] !== true,
-      log,
-    });
-    const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
-    log.info(`listening on ${origin}`, { home: paths.home });
-    log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
+    // Listening for signals before the server records its port: a SIGTERM sent as soon as the
+    // port is known (a supervisor, a test) stops the server cleanly instead of killing it.
     let stopping = false;
+    let shutdown: (() => Promise<void>) | undefined;
     const stop = () => {
       // Ctrl-C reaches serve from the terminal and again through `deno task` and the launcher.
       if (stopping) return;
       stopping = true;
       log.info("shutting down");
-      void server.shutdown();
+      if (shutdown !== undefined) void shutdown();
     };
     Deno.addSignalListener("SIGINT", stop);
     Deno.addSignalListener("SIGTERM", stop);
+    let server: Awaited<ReturnType<typeof startVantageServer>>;
+    try {
+      server = await startVantageServer({
+        paths,
+        host,
+        port,
+        token,
+        tail: values["no-tail"] !== true,
+        log,
+      });
+    } catch (error) {
+      Deno.removeSignalListener("SIGINT", stop);
+      Deno.removeSignalListener("SIGTERM", stop);
+      throw error;
+    }
+    shutdown = () => server.shutdown();
+    const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+    log.info(`listening on ${origin}`, { home: paths.home });
+    log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
+    if (stopping) void server.shutdown();
     await server.finished;
     Deno.removeSignalListener("SIGINT", stop);
     Deno.removeSignalListener("SIGTERM", stop);

@@ -39,6 +39,10 @@ async function runClaude(
       ANTHROPIC_API_KEY: "test-key",
       IS_SANDBOX: "1",
       DISABLE_AUTOUPDATER: "1",
+      // Connect MCP servers before the first model request (recent versions may connect them in
+      // the background, so on a loaded machine the scripted first turn could find no tools).
+      MCP_CONNECTION_NONBLOCKING: "false",
+      MCP_TIMEOUT: "60000",
       VANTAGE_URL: serverUrl,
       DENO_DIR: denoDir(),
     },

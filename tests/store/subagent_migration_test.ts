@@ -61,12 +61,16 @@ function writeOldShape(from: DatabaseSync, to: DatabaseSync): void {
       })`,
     ).run(...keys.map((k) => (row as Record<string, string | number | null>)[k]));
   }
+  // The old table has only the columns its version had (later migrations add more).
+  const usageColumns = new Set(
+    to.prepare("SELECT name FROM pragma_table_info('usage')").all().map((r) => String(r.name)),
+  );
   for (const row of from.prepare("SELECT * FROM usage").all()) {
     const old = { ...row, session_id: parentOf(String(row.session_id)) } as Record<
       string,
       string | number | null
     >;
-    const keys = Object.keys(old);
+    const keys = Object.keys(old).filter((key) => usageColumns.has(key));
     to.prepare(
       `INSERT INTO usage (${keys.join(", ")}) VALUES (${keys.map(() => "?").join(", ")})`,
     ).run(...keys.map((k) => old[k]));
@@ -103,17 +107,27 @@ Deno.test("migration 15 gives stored sub-agents their own records and counts", a
     ).get() as { n: number };
     assert.equal(before.n, 4, "four empty sub-agent rows before");
 
+    // Migration 15 forgets where reading stopped in the parents only (they name their
+    // sub-agents' types and tasks); a later migration (17) reads every Claude file again.
+    const cursors = () =>
+      old.prepare("SELECT path FROM transcript_files ORDER BY path").all().map((r) =>
+        String(r.path).slice(String(r.path).lastIndexOf("/") + 1)
+      );
+    const allCursors = cursors();
+    migrate(old, MIGRATIONS.filter((step) => step.version <= 15));
+    const forgotten = allCursors.filter((name) => !cursors().includes(name));
+    assert.deepEqual(forgotten.sort(), [
+      "5f3c9e2a-7b41-4d8e-9a10-3c2b8e6d4f71.jsonl",
+      "843adfa2-d81e-4a0f-a04c-dee7a420fb51.jsonl",
+    ]);
     migrate(old, MIGRATIONS);
     const reread = [];
     for (const path of files) {
       const counts = await ingestTranscriptFile(old, path, "claude_code");
       if (counts.lines > 0) reread.push(path.slice(path.lastIndexOf("/") + 1));
     }
-    // Only the two parents, and reading them again added nothing.
-    assert.deepEqual(reread.sort(), [
-      "5f3c9e2a-7b41-4d8e-9a10-3c2b8e6d4f71.jsonl",
-      "843adfa2-d81e-4a0f-a04c-dee7a420fb51.jsonl",
-    ]);
+    assert.equal(reread.length, files.length);
+    // Reading them again counted nothing twice: the records equal a fresh ingest.
     assert.deepEqual(snapshot(old), snapshot(fresh));
     // The compaction agent is known by its id alone.
     assert.deepEqual(
