@@ -4,7 +4,7 @@
  * after a change to the extractor: the same digest means the same rows, byte for byte.
  * `--per-file` also prints each file's own digest, to find which file changed.
  */
-import { extractCodeGraph } from "../src/memory/code_graph.ts";
+import { extractCodeGraph } from "../src/docs/code_graph.ts";
 import { corpusFiles, digestFiles } from "./lib/code_graph_digest.ts";
 
 const perFile = Deno.args.includes("--per-file");

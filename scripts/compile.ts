@@ -17,7 +17,7 @@ const root = new URL("..", import.meta.url).pathname;
  * against the workers `src/` starts.
  */
 export const WORKER_MODULES: readonly string[] = [
-  "src/memory/doc_index_worker.ts",
+  "src/docs/doc_index_worker.ts",
   "src/store/checkpoint_worker.ts",
   "src/store/message_index_worker.ts",
   "src/store/query_watchdog_worker.ts",

@@ -1,7 +1,7 @@
 /**
  * Writes the usage parity corpus in `tests/fixtures/usage_parity/`: Claude Code sessions and
  * Codex rollouts shaped like the real files (see shared/TESTING.md), on which Vantage's token
- * and cost counts are compared with ccusage's (`tests/ingest/ccusage_parity_test.ts`).
+ * and cost counts are compared with ccusage's (`tests/agent/usage/ccusage_parity_test.ts`).
  *
  * Usage: deno run -A scripts/make_usage_fixtures.ts
  *

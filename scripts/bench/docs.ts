@@ -16,22 +16,22 @@
  */
 import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
-import { sha256Hex } from "../../src/memory/content_hash.ts";
-import { ingestInline } from "../../src/memory/doc_ingest.ts";
+import { sha256Hex } from "../../src/docs/content_hash.ts";
+import { ingestInline } from "../../src/docs/doc_ingest.ts";
 import {
   DEFAULT_FUSION,
   type FusionSettings,
   rankDocuments,
   type SearchMode,
-} from "../../src/memory/doc_search.ts";
-import { HashedEmbedder, STOPWORDS } from "../../src/memory/embedder.ts";
-import { readContent } from "../../src/memory/content_store.ts";
-import { splitLines } from "../../src/memory/snippet.ts";
-import { decodeText } from "../../src/memory/text_extract.ts";
+} from "../../src/docs/doc_search.ts";
+import { HashedEmbedder, STOPWORDS } from "../../src/docs/embedder.ts";
+import { readContent } from "../../src/docs/content_store.ts";
+import { splitLines } from "../../src/docs/snippet.ts";
+import { decodeText } from "../../src/docs/text_extract.ts";
 import { listDocuments } from "../../src/store/docs_documents.ts";
-import { compileGrepPattern } from "../../src/memory/grep_pattern.ts";
-import { scanMatchingLines } from "../../src/memory/line_scan.ts";
-import { ScanPacer } from "../../src/memory/scan_pacer.ts";
+import { compileGrepPattern } from "../../src/docs/grep_pattern.ts";
+import { scanMatchingLines } from "../../src/docs/line_scan.ts";
+import { ScanPacer } from "../../src/docs/scan_pacer.ts";
 import { RE2JS } from "re2js";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { docsIndex, matchFts } from "../../src/store/docs_fts.ts";

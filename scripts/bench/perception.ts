@@ -7,8 +7,8 @@
  */
 import { join } from "node:path";
 import { createLogger } from "../../src/core/log.ts";
-import { normalizeHookPayload } from "../../src/ingest/hook_normalizer.ts";
-import type { HookEvent } from "../../src/ingest/types.ts";
+import { normalizeHookPayload } from "../../src/agent/hooks/hook_normalizer.ts";
+import type { HookEvent } from "../../src/model/agent_records.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { watchProject } from "../../src/perception/file_watcher.ts";
 import { insertHookEvent } from "../../src/store/agent_writes.ts";

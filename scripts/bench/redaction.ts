@@ -8,8 +8,12 @@
  * their output, and, in one message of 200, a secret.
  */
 import { join } from "node:path";
-import { findSecretSpans, redactionDetectors, redactString } from "../../src/ingest/redact.ts";
-import { AnchorIndex } from "../../src/ingest/redact_prefilter.ts";
+import {
+  findSecretSpans,
+  redactionDetectors,
+  redactString,
+} from "../../src/agent/redact/redact.ts";
+import { AnchorIndex } from "../../src/agent/redact/redact_prefilter.ts";
 import { prng, ZipfVocabulary } from "../lib/claude_corpus.ts";
 import { median, printTable } from "./stats.ts";
 

@@ -8,7 +8,7 @@
  * Usage: deno run -A writer_process.ts <data home> hooks|docs <seconds> <start at epoch ms>
  */
 import { resolvePaths } from "../../src/core/config.ts";
-import { takeHookDelivery } from "../../src/ingest/hook_intake.ts";
+import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
-import { type CodeGraph, languageFromPath } from "../../src/memory/code_graph.ts";
+import { type CodeGraph, languageFromPath } from "../../src/docs/code_graph.ts";
 
 /** The extractor under test, so that an older copy of it can be fingerprinted too. */
 export type Extract = (path: string, text: string) => CodeGraph;

@@ -7,8 +7,8 @@
  * @module
  */
 import { readEnv, resolvePaths, serverUrl } from "../core/config.ts";
-import { deliverHook } from "../ingest/hook_delivery.ts";
-import { AGENT_NAMES, parseAgentName } from "../ingest/types.ts";
+import { deliverHook } from "../agent/hooks/hook_delivery.ts";
+import { AGENT_NAMES, parseAgentName } from "../model/agent_records.ts";
 import type { Command } from "./command.ts";
 import { readStdin, writeStderr, writeStdout } from "./output.ts";
 
@@ -94,7 +94,7 @@ context answer for the agent, if any. Always exits 0.`,
       if (outcome.spooled && outcome.unreachable && /^session_?start$/i.test(String(event))) {
         // No server: start one; it replays the spool, this event included. Loaded only here, to
         // keep the common path of the hook light (see registry.ts on lazy imports).
-        const { startServerInBackground } = await import("../ingest/server_autostart.ts");
+        const { startServerInBackground } = await import("../agent/hooks/server_autostart.ts");
         startServerInBackground(resolvePaths());
       }
       if (!outcome.delivered && !outcome.spooled) {

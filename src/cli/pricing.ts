@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolvePaths } from "../core/config.ts";
-import { loadPriceOverrides, priceOverridesPath } from "../ingest/price_overrides.ts";
+import { loadPriceOverrides, priceOverridesPath } from "../agent/usage/price_overrides.ts";
 import {
   DEFAULT_PRICES,
   matchPrice,
@@ -14,7 +14,7 @@ import {
   PRICE_SOURCES,
   PRICE_TABLE_DATE,
   type PriceRates,
-} from "../ingest/pricing.ts";
+} from "../agent/usage/pricing.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
 
 /** The `pricing` command. */

@@ -7,7 +7,7 @@ import { configuredPort, DEFAULT_HOST, readEnv, resolvePaths } from "../core/con
 import { VantageError } from "../core/errors.ts";
 import { createLogger } from "../core/log.ts";
 import { loadOrCreateToken } from "../http/token.ts";
-import { startVantageServer } from "../http/vantage_server.ts";
+import { startVantageServer } from "../server/vantage_server.ts";
 import { type Command, parseFlags } from "./command.ts";
 
 /** The `serve` command. */

@@ -22,14 +22,14 @@ import {
 } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import { DELIVERY_ID_MAX_CHARS } from "../ingest/hook_limits.ts";
-import type { HookDelivery, IntakeResult } from "../ingest/hook_intake.ts";
-import { AGENT_NAMES, parseAgentName } from "../ingest/types.ts";
+import { DELIVERY_ID_MAX_CHARS } from "../agent/hooks/hook_limits.ts";
+import type { HookDelivery, IntakeResult } from "../agent/hooks/hook_intake.ts";
+import { AGENT_NAMES, parseAgentName } from "../model/agent_records.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { DEFAULT_SCOPES } from "../ops/scopes.ts";
 import type { Services } from "../ops/services.ts";
 import { serveDashboard } from "./dashboard_routes.ts";
-import type { EventBus, LiveEventType } from "./event_bus.ts";
+import type { EventBus, LiveEventType } from "../server/event_bus.ts";
 import { type GuardOptions, guardRequest } from "./guard.ts";
 import { callerFromRequest } from "./http_caller.ts";
 import { handleMcp, surfaceOf } from "./mcp_http.ts";

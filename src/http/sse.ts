@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { EventBus, LiveEvent, LiveEventType } from "./event_bus.ts";
+import type { EventBus, LiveEvent, LiveEventType } from "../server/event_bus.ts";
 
 /** Options for {@linkcode eventStream}. */
 export interface EventStreamOptions {

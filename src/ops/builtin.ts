@@ -5,10 +5,10 @@
  * @module
  */
 import { type Catalog, createCatalog } from "./catalog.ts";
-import { agentCassette } from "./agent/cassette.ts";
+import { agentCassette } from "../agent/ops/cassette.ts";
 import { dexCassette } from "./dex/cassette.ts";
-import { docsCassette } from "./docs/cassette.ts";
-import { sessionCassette } from "./session/cassette.ts";
+import { docsCassette } from "../docs/ops/cassette.ts";
+import { sessionCassette } from "../docs/session_ops/cassette.ts";
 import type { OperationNaming } from "./naming.ts";
 import type { Cassette } from "./operation.ts";
 

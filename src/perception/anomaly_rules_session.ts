@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { UsageRecord } from "../ingest/types.ts";
+import type { UsageRecord } from "../model/agent_records.ts";
 import type { AnomalyConfig, AnomalyFinding, SessionActivity } from "./anomaly_types.ts";
 import {
   clip,

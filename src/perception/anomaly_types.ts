@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { HookEvent, UsageRecord } from "../ingest/types.ts";
+import type { HookEvent, UsageRecord } from "../model/agent_records.ts";
 import type { Attribution } from "./attribution.ts";
 import type { BuildRunRecord } from "./build_runner.ts";
 import type { FileChangeKind } from "./file_watcher.ts";

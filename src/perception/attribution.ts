@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { HookEvent } from "../ingest/types.ts";
+import type { HookEvent } from "../model/agent_records.ts";
 import { absoluteFile, baseNameOf, toolKind } from "./tool_calls.ts";
 import type { FileChangeEvent } from "./file_watcher.ts";
 

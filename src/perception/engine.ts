@@ -8,13 +8,13 @@
  * @module
  */
 import type { Logger } from "../core/log.ts";
-import { normalizeHookPayload } from "../ingest/hook_normalizer.ts";
+import { normalizeHookPayload } from "../agent/hooks/hook_normalizer.ts";
 import {
   type AgentName,
   type HookEvent,
   parseAgentName,
   type UsageRecord,
-} from "../ingest/types.ts";
+} from "../model/agent_records.ts";
 import { getSession, recentFiles } from "../store/agent_reads.ts";
 import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";

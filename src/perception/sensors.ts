@@ -8,7 +8,7 @@
  * @module
  */
 import type { Logger } from "../core/log.ts";
-import type { HookEvent } from "../ingest/types.ts";
+import type { HookEvent } from "../model/agent_records.ts";
 import { transaction } from "../store/database.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import {

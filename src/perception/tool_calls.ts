@@ -10,8 +10,8 @@
  */
 
 import { isAbsolute, resolve } from "node:path";
-import { isShellTool } from "../ingest/tool_input.ts";
-import type { HookEvent, JsonValue } from "../ingest/types.ts";
+import { isShellTool } from "../agent/tool_input.ts";
+import type { HookEvent, JsonValue } from "../model/agent_records.ts";
 
 /** What a tool does, as far as the rules care. */
 export type ToolKind = "edit" | "read" | "shell" | "search" | "other";

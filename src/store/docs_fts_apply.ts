@@ -2,7 +2,7 @@
  * Applying changes to the document search index (see docs_fts.ts, which
  * re-exports all of this): the index schema, the fuzzy vocabulary, and
  * writing a batch of changes. The main thread runs this, and so does the
- * index worker of a large add (src/memory/doc_index_worker.ts); that is why
+ * index worker of a large add (src/docs/doc_index_worker.ts); that is why
  * it lives apart and imports nothing but `node:sqlite`: a worker loads every
  * module its module imports when it starts, and what docs_fts.ts needs
  * besides (`node:path`, database.ts and its `node:fs`) would make it start

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
-import { ingestTranscriptFile } from "../../src/ingest/transcript_ingester.ts";
+import { ingestTranscriptFile } from "../../src/agent/transcripts/transcript_ingester.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { CLOCK, DATABASE, vantageServices } from "../../src/ops/runtime.ts";

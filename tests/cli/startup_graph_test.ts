@@ -25,8 +25,8 @@ Deno.test("the hook command loads only what handing a payload over needs", async
   assert.deepEqual(loadedAtStart.filter((s) => HEAVY.test(s)), []);
   assert.deepEqual(loadedAtStart.filter((s) => s.startsWith("npm:")), []);
   // Starting a server when none answers is imported only then.
-  assert.ok(!loadedAtStart.includes("src/ingest/server_autostart.ts"));
-  assert.ok(all.includes("src/ingest/server_autostart.ts"));
+  assert.ok(!loadedAtStart.includes("src/agent/hooks/server_autostart.ts"));
+  assert.ok(all.includes("src/agent/hooks/server_autostart.ts"));
 });
 
 Deno.test("mcp-serve loads the catalog and the store only after answering initialize", async () => {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/database.ts";
-import { ingestPath } from "../../src/memory/doc_ingest.ts";
-import { HashedEmbedder, vectorToBytes } from "../../src/memory/embedder.ts";
-import { IndexWorker } from "../../src/memory/index_worker.ts";
+import { ingestPath } from "../../src/docs/doc_ingest.ts";
+import { HashedEmbedder, vectorToBytes } from "../../src/docs/embedder.ts";
+import { IndexWorker } from "../../src/docs/index_worker.ts";
 import { documentsNeedingVectors } from "../../src/store/docs_documents.ts";
 import { vectorCount } from "../../src/store/docs_vectors.ts";
-import { embeddingPieces } from "../../src/memory/doc_index.ts";
+import { embeddingPieces } from "../../src/docs/doc_index.ts";
 
 Deno.test("the embedding worker computes exactly the main thread's vectors", async () => {
   const embedder = new HashedEmbedder();

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { sha256Hex } from "../../src/memory/content_hash.ts";
-import { ingestInline } from "../../src/memory/doc_ingest.ts";
-import { rankDocuments } from "../../src/memory/doc_search.ts";
-import { HashedEmbedder, HttpEmbedder } from "../../src/memory/embedder.ts";
+import { sha256Hex } from "../../src/docs/content_hash.ts";
+import { ingestInline } from "../../src/docs/doc_ingest.ts";
+import { rankDocuments } from "../../src/docs/doc_search.ts";
+import { HashedEmbedder, HttpEmbedder } from "../../src/docs/embedder.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { openHarness, writeTree } from "./harness.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { compactPacks, putContent, readContent } from "../../src/memory/content_store.ts";
-import { compressChunk } from "../../src/memory/compression.ts";
-import { sha256Hex } from "../../src/memory/content_hash.ts";
+import { compactPacks, putContent, readContent } from "../../src/docs/content_store.ts";
+import { compressChunk } from "../../src/docs/compression.ts";
+import { sha256Hex } from "../../src/docs/content_hash.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../../src/store/database.ts";
 import {
   compactChunkPacks,

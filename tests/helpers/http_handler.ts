@@ -3,14 +3,14 @@
  * fixtures: no port, no child server — what the handler tests call directly.
  */
 import { resolvePaths } from "../../src/core/config.ts";
-import { EventBus } from "../../src/http/event_bus.ts";
+import { EventBus } from "../../src/server/event_bus.ts";
 import type { GuardOptions } from "../../src/http/guard.ts";
 import { createHandler, type Handler, type HandlerDependencies } from "../../src/http/handler.ts";
 import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
 import type { Services } from "../../src/ops/services.ts";
-import { takeHookDelivery } from "../../src/ingest/hook_intake.ts";
+import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { type AgentHome, makeAgentHome } from "./agent_home.ts";
 import { runVantage } from "./cli.ts";
 

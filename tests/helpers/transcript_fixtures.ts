@@ -5,7 +5,7 @@
  * @module
  */
 
-import { readJsonlLines } from "../../src/ingest/jsonl_reader.ts";
+import { readJsonlLines } from "../../src/agent/transcripts/jsonl_reader.ts";
 import type {
   AgentName,
   JsonObject,
@@ -15,8 +15,8 @@ import type {
   TranscriptMessage,
   TranscriptParser,
   UsageRecord,
-} from "../../src/ingest/types.ts";
-import { createTranscriptParser } from "../../src/ingest/transcript_parser.ts";
+} from "../../src/model/agent_records.ts";
+import { createTranscriptParser } from "../../src/agent/transcripts/transcript_parser.ts";
 
 /** Folder of the transcript fixtures. */
 export const FIXTURES: string = new URL("../fixtures/transcripts/", import.meta.url).pathname;

@@ -1,5 +1,10 @@
 // Builders for crafted hook-event sequences used by the anomaly rule tests.
-import type { HookEvent, JsonObject, JsonValue, UsageRecord } from "../../src/ingest/types.ts";
+import type {
+  HookEvent,
+  JsonObject,
+  JsonValue,
+  UsageRecord,
+} from "../../src/model/agent_records.ts";
 import type {
   ObservedBuildRun,
   ObservedFileChange,

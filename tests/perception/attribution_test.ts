@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { HookEvent } from "../../src/ingest/types.ts";
+import type { HookEvent } from "../../src/model/agent_records.ts";
 import { attributeChange, attributeChanges } from "../../src/perception/attribution.ts";
 import { call, CWD, T0 } from "./anomaly_fixtures.ts";
 

@@ -2,11 +2,11 @@
  * The context answer is shaped for the agent that reads it: Claude's nested
  * `hookSpecificOutput.additionalContext` for Claude Code, Codex and Copilot's VS Code compatible
  * hooks; a top-level `additionalContext` for Copilot CLI's camelCase hooks, which ignore the
- * nested form (checked with Copilot CLI 1.0.102 in tests/ingest_e2e/copilot_session_test.ts).
+ * nested form (checked with Copilot CLI 1.0.102 in tests/agent/e2e/copilot_session_test.ts).
  */
 import assert from "node:assert/strict";
 import { createLogger } from "../../src/core/log.ts";
-import { takeHookDelivery } from "../../src/ingest/hook_intake.ts";
+import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { openDatabase, writing } from "../../src/store/database.ts";
 

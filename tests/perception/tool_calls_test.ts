@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { HookEvent } from "../../src/ingest/types.ts";
+import type { HookEvent } from "../../src/model/agent_records.ts";
 import { editPairs, stableJson, toolCalls, toolKind } from "../../src/perception/tool_calls.ts";
 import {
   buildCommandKey,

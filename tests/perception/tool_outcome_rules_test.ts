@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createLogger } from "../../src/core/log.ts";
-import { takeHookDelivery } from "../../src/ingest/hook_intake.ts";
+import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { type DatabaseSync, openDatabase, writing } from "../../src/store/database.ts";
 import { activeAnomalies } from "../../src/store/perception_store.ts";

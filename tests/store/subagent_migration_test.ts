@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { ingestTranscriptFile } from "../../src/ingest/transcript_ingester.ts";
-import { findTranscriptFiles } from "../../src/ingest/transcript_tailer.ts";
-import { transcriptSources } from "../../src/ingest/transcript_paths.ts";
+import { ingestTranscriptFile } from "../../src/agent/transcripts/transcript_ingester.ts";
+import { findTranscriptFiles } from "../../src/agent/transcripts/transcript_tailer.ts";
+import { transcriptSources } from "../../src/agent/transcripts/transcript_paths.ts";
 import { migrate, openDatabase } from "../../src/store/database.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { makeAgentHome } from "../helpers/agent_home.ts";

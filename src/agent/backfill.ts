@@ -1,0 +1,103 @@
+/**
+ * Backfill: import every agent's existing transcripts, oldest first, with
+ * progress reported as bytes are committed.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "../store/database.ts";
+import { getTranscriptCursor } from "../store/agent_writes.ts";
+import type { ModelPrice } from "./usage/pricing.ts";
+import {
+  emptyCounts,
+  type IngestCounts,
+  ingestTranscriptFile,
+} from "./transcripts/transcript_ingester.ts";
+import { transcriptSources } from "./transcripts/transcript_paths.ts";
+import { findTranscriptFiles, merge } from "./transcripts/transcript_tailer.ts";
+import type { AgentName } from "../model/agent_records.ts";
+import { syncStoredPrices } from "./usage/usage_pricing.ts";
+
+/** Options for {@link backfill}. */
+export interface BackfillOptions {
+  /** The user's home folder holding the agents' folders. */
+  home: string;
+  /** Only these agents. */
+  agents?: readonly AgentName[];
+  /** Only files modified at or after this time, ms. */
+  since?: number;
+  /** Price overrides. */
+  prices?: Readonly<Record<string, ModelPrice>>;
+  /** Progress: bytes done of bytes to do, files done of files. */
+  onProgress?: (progress: BackfillProgress) => void;
+}
+
+/** Where a backfill stands. */
+export interface BackfillProgress {
+  /** Bytes read so far. */
+  bytesDone: number;
+  /** Bytes to read in all. */
+  bytesTotal: number;
+  /** Files finished. */
+  filesDone: number;
+  /** Files to read. */
+  filesTotal: number;
+}
+
+/** What a backfill did. */
+export interface BackfillSummary extends IngestCounts {
+  /** Files that had something new. */
+  files: number;
+  /** Files looked at. */
+  files_seen: number;
+  /** Wall time, ms. */
+  elapsed_ms: number;
+}
+
+/**
+ * Imports what is new in every transcript file, after repricing the stored calls when the
+ * prices changed since they were computed.
+ */
+export async function backfill(
+  db: DatabaseSync,
+  options: BackfillOptions,
+): Promise<BackfillSummary> {
+  const started = performance.now();
+  syncStoredPrices(db, options.prices);
+  const sources = transcriptSources(options.home).filter((s) =>
+    options.agents === undefined || options.agents.includes(s.agent)
+  );
+  const files = findTranscriptFiles(sources)
+    .filter((f) => options.since === undefined || f.mtime >= options.since)
+    .sort((a, b) => a.mtime - b.mtime);
+  const remaining = files.map((f) =>
+    Math.max(0, f.size - (getTranscriptCursor(db, f.path)?.byte_offset ?? 0))
+  );
+  const progress: BackfillProgress = {
+    bytesDone: 0,
+    bytesTotal: remaining.reduce((a, b) => a + b, 0),
+    filesDone: 0,
+    filesTotal: files.length,
+  };
+  const total = emptyCounts();
+  let touched = 0;
+  for (const file of files) {
+    const before = progress.bytesDone;
+    const counts = await ingestTranscriptFile(db, file.path, file.agent, {
+      prices: options.prices,
+      onProgress: (bytes) => {
+        progress.bytesDone = before + bytes;
+        options.onProgress?.(progress);
+      },
+    });
+    if (counts.lines > 0) touched++;
+    merge(total, counts);
+    progress.filesDone++;
+    options.onProgress?.(progress);
+  }
+  return {
+    ...total,
+    files: touched,
+    files_seen: files.length,
+    elapsed_ms: performance.now() - started,
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * `get_anomalies`: a session's active anomalies (loops, repeated failures,
+ * stale views), as the suppression rules leave them.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { agentContext, READ_ONLY, resolveSession } from "./common.ts";
+import { anomalySchema, buildAnomalies } from "./state_builders.ts";
+
+/** The `agent.get_anomalies` operation. */
+export const getAnomaliesOperation: Operation = defineOperation({
+  id: "agent.get_anomalies",
+  title: "Anomalies",
+  description:
+    "Active anomalies of a session (default: yours): repeated failed builds, stale file views, loops, edit churn, context pressure… each with evidence and a suggestion.",
+  input: z.object({
+    session_id: z.string().optional().describe(
+      "Session to inspect (default: the active one for your folder)",
+    ),
+  }),
+  output: z.object({
+    session_id: z.string(),
+    count: z.number().int(),
+    anomalies: z.array(anomalySchema),
+    note: z.string().optional(),
+  }),
+  scopes: ["agent:read"],
+  annotations: READ_ONLY,
+  run(context, input) {
+    const ctx = agentContext(context);
+    const session = resolveSession(ctx, input.session_id);
+    const anomalies = buildAnomalies(ctx, session.session_id);
+    return {
+      session_id: session.session_id,
+      count: anomalies.length,
+      anomalies,
+      ...(anomalies.length === 0 ? { note: "no active anomalies for this session" } : {}),
+    };
+  },
+});

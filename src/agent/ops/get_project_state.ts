@@ -1,0 +1,25 @@
+/**
+ * `get_project_state`: the indexed structure of the caller's project.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { agentContext, READ_ONLY } from "./common.ts";
+import { projectState } from "./state_builders.ts";
+
+/** The `agent.get_project_state` operation. */
+export const getProjectStateOperation: Operation = defineOperation({
+  id: "agent.get_project_state",
+  title: "Project state",
+  description:
+    "The indexed structure of your project: languages, build system, test framework and test locations, top-level directories, key files (README, AGENTS.md, CLAUDE.md…), build and test commands. Read it once before running ls/cat/grep in a new repo.",
+  input: z.object({}),
+  output: z.object({ root: z.string(), indexed: z.boolean() }).catchall(z.unknown()),
+  scopes: ["agent:read"],
+  annotations: READ_ONLY,
+  run(context) {
+    const ctx = agentContext(context);
+    return projectState(ctx, ctx.cwd) as { root: string; indexed: boolean };
+  },
+});

@@ -1,0 +1,170 @@
+/**
+ * What a transcript ingest pass counts, and the one transaction that stores a batch of parsed
+ * records together with where reading stopped. JSONL files and OpenClaw's SQLite store are
+ * read differently but committed the same way, so a crash at any point loses and duplicates
+ * nothing: the next pass resumes from the last committed cursor.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "../../store/database.ts";
+import { transaction } from "../../store/database.ts";
+import {
+  insertMessages,
+  insertUsage,
+  saveTranscriptCursor,
+  type TranscriptCursor,
+  upsertSessionFacts,
+} from "../../store/agent_writes.ts";
+import { type CompletedToolEvent, recordToolOutcomes } from "../../store/tool_outcomes.ts";
+import type { ModelPrice } from "../usage/pricing.ts";
+import { callPrice } from "../usage/usage_pricing.ts";
+import type {
+  ParsedRecords,
+  SessionInfo,
+  ToolOutcome,
+  TranscriptMessage,
+  UsageRecord,
+} from "../../model/agent_records.ts";
+
+/** What one ingest pass over a file did. */
+export interface IngestCounts {
+  /** Bytes consumed this pass. */
+  bytes: number;
+  /** Lines (OpenClaw store: events) consumed this pass. */
+  lines: number;
+  /** Messages newly stored. */
+  messages: number;
+  /** Usage records newly stored. */
+  usage: number;
+  /** Tool calls seen. */
+  tool_calls: number;
+  /**
+   * Hook events whose unknown tool outcome this pass completed from the transcript (their
+   * sessions' anomaly rules should run again).
+   */
+  completed: CompletedToolEvent[];
+  /** Malformed lines skipped. */
+  malformed: number;
+  /** Lines of unknown record types. */
+  unknown: number;
+  /** Session ids touched. */
+  sessions: Set<string>;
+}
+
+/** An empty counter set. */
+export function emptyCounts(): IngestCounts {
+  return {
+    bytes: 0,
+    lines: 0,
+    messages: 0,
+    usage: 0,
+    tool_calls: 0,
+    completed: [],
+    malformed: 0,
+    unknown: 0,
+    sessions: new Set(),
+  };
+}
+
+/** Parsed records gathered from a batch of lines, waiting to be committed. */
+export class ParsedBatch {
+  /** Session facts, in order. */
+  readonly sessions: SessionInfo[] = [];
+  /** Sessions this file only names (a parent's sub-agents): someone else's transcript. */
+  readonly linked: SessionInfo[] = [];
+  /** Messages. */
+  readonly messages: TranscriptMessage[] = [];
+  /** Usage records. */
+  readonly usage: UsageRecord[] = [];
+  /** Tool outcomes. */
+  readonly outcomes: ToolOutcome[] = [];
+  /** Lines that were not JSON objects. */
+  malformed = 0;
+  /** Lines of record types the parser does not know. */
+  unknown = 0;
+  /** Tool calls started. */
+  toolCalls = 0;
+
+  /** Adds what one line yielded. */
+  add(parsed: ParsedRecords): void {
+    if (parsed.malformed) this.malformed++;
+    if (parsed.unknown_type !== undefined) this.unknown++;
+    if (parsed.session !== undefined) this.sessions.push(parsed.session);
+    if (parsed.linked_sessions !== undefined) this.linked.push(...parsed.linked_sessions);
+    this.messages.push(...parsed.messages);
+    this.usage.push(...parsed.usage);
+    this.outcomes.push(...parsed.outcomes);
+    this.toolCalls += parsed.tool_calls;
+  }
+}
+
+/**
+ * Stores a batch and the cursor reached, in one transaction, and adds what was stored to
+ * `counts`. `transcriptPath` is recorded on the sessions the batch names.
+ */
+export function commitBatch(
+  db: DatabaseSync,
+  batch: ParsedBatch,
+  cursor: TranscriptCursor,
+  counts: IngestCounts,
+  options: {
+    transcriptPath: string;
+    prices?: Readonly<Record<string, ModelPrice>>;
+    now: number;
+  },
+): void {
+  transaction(db, () => {
+    for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
+    for (const session of batch.linked) upsertSessionFacts(db, session);
+    counts.messages += insertMessages(db, batch.messages);
+    counts.usage += insertUsage(
+      db,
+      latestPerCall(batch.usage),
+      (record) => callPrice(record, options.prices),
+    );
+    counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
+    saveTranscriptCursor(db, cursor, options.now);
+  });
+  for (const m of batch.messages) counts.sessions.add(m.session_id);
+  for (const s of [...batch.sessions, ...batch.linked]) counts.sessions.add(s.session_id);
+  counts.tool_calls += batch.toolCalls;
+  counts.malformed += batch.malformed;
+  counts.unknown += batch.unknown;
+}
+
+// The counts of a call that only grow while it streams (see `call_usage.ts`).
+const GROWING = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "cache_write_1h_tokens",
+  "reasoning_tokens",
+  "web_search_requests",
+  "calls",
+] as const;
+
+/**
+ * One record per call of a batch, so the store writes each call once instead of once per
+ * line: a parser reports a call again as its figures grow, and the records of a key merge into
+ * the largest value of each count, the latest stated attributes and the time of the first
+ * (when the call began), as the store would merge them.
+ */
+function latestPerCall(records: readonly UsageRecord[]): UsageRecord[] {
+  if (records.length < 2) return records as UsageRecord[];
+  const calls = new Map<string, UsageRecord>();
+  for (const record of records) {
+    const first = calls.get(record.usage_key);
+    if (first === undefined) {
+      calls.set(record.usage_key, record);
+      continue;
+    }
+    const merged: UsageRecord = { ...first, ...record, ts: first.ts };
+    for (const field of GROWING) {
+      const value = Math.max(first[field] ?? 0, record[field] ?? 0);
+      if (value > 0) merged[field] = value;
+    }
+    calls.set(record.usage_key, merged);
+  }
+  return [...calls.values()];
+}

@@ -1,0 +1,48 @@
+/**
+ * `docs.delete`: removes stored documents by name, names, glob or hash
+ * (every version of each matched path); chunks no document uses any more
+ * are garbage-collected. `dry_run` only reports.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { VantageError } from "../../core/errors.ts";
+import { deleteDocuments } from "../doc_delete.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { docsContext } from "./shared.ts";
+
+/** The `docs.delete` operation. */
+export const deleteOperation: Operation = defineOperation({
+  id: "docs.delete",
+  title: "Delete documents",
+  description:
+    "Delete stored documents by `name` (path, file name or glob such as *.tmp), `names`, or `hash`; every version of each matched path goes, and unused chunks are garbage-collected. `dry_run` reports without deleting.",
+  input: z.object({
+    name: z.string().min(1).optional().describe("Name, path or glob"),
+    names: z.array(z.string().min(1)).optional().describe("Several names, paths or globs"),
+    hash: z.string().min(1).optional().describe("Content hash or prefix"),
+    dry_run: z.boolean().default(false).describe("Report what would be deleted"),
+  }),
+  output: z.object({
+    deleted: z.number().int(),
+    dry_run: z.boolean(),
+    documents: z.array(z.object({ id: z.number().int(), hash: z.string(), path: z.string() })),
+    chunks_freed: z.number().int(),
+    bytes_freed: z.number().int(),
+  }),
+  scopes: ["docs:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run(context, input) {
+    const names = [...(input.name !== undefined ? [input.name] : []), ...(input.names ?? [])];
+    const hashes = input.hash !== undefined ? [input.hash] : [];
+    if (names.length === 0 && hashes.length === 0) {
+      throw new VantageError("invalid_arguments", "give 'name', 'names' or 'hash' to delete");
+    }
+    return deleteDocuments(docsContext(context).db, { names, hashes, dryRun: input.dry_run });
+  },
+});

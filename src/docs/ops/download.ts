@@ -1,0 +1,78 @@
+/**
+ * `docs.download`: fetches an artifact by URL (checksum `sha256:<hex>`
+ * optional) and stores it as a document. Needs the `net` scope, and a
+ * process allowed to reach the host.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { downloadArtifact } from "../doc_download.ts";
+import { ingestInline } from "../doc_ingest.ts";
+import { currentSessionId } from "../doc_sessions.ts";
+import { parseMetadata } from "../doc_update.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import {
+  collectionSchema,
+  docsContext,
+  ingestOutput,
+  ingestResult,
+  labelSchema,
+  metadataSchema,
+  pathSchema,
+  tagList,
+  tagsSchema,
+} from "./shared.ts";
+
+/** The `docs.download` operation. */
+export const downloadOperation: Operation = defineOperation({
+  id: "docs.download",
+  title: "Download and store an artifact",
+  description:
+    "Download a URL (http/https) and store it as a document, optionally verifying `checksum` (sha256:<hex>); nothing is stored on a mismatch. Needs the `net` scope.",
+  input: z.object({
+    url: z.string().min(1).describe("http or https URL"),
+    checksum: z.string().min(1).optional().describe("sha256:<64 hex> the bytes must match"),
+    name: pathSchema.optional().describe("Name to store it under (default: from the URL)"),
+    tags: tagsSchema.optional().describe("Tags"),
+    metadata: metadataSchema.optional().describe("Key/value metadata"),
+    collection: collectionSchema.optional().describe("Collection"),
+    snapshot_label: labelSchema.optional().describe("Snapshot label"),
+  }),
+  output: ingestOutput.extend({
+    url: z.string(),
+    verified: z.boolean(),
+    content_type: z.string().nullable(),
+  }),
+  scopes: ["docs:write", "net"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
+  timeoutMs: 600_000,
+  async run(context, input) {
+    const docs = docsContext(context);
+    const artifact = await downloadArtifact(input.url, {
+      checksum: input.checksum,
+      signal: context.signal,
+    });
+    const name = input.name ?? artifact.name;
+    const report = await ingestInline(docs.db, [{ name, bytes: artifact.bytes, path: input.url }], {
+      tags: tagList(input.tags),
+      metadata: input.metadata === undefined ? undefined : parseMetadata(input.metadata),
+      collection: input.collection,
+      snapshotLabel: input.snapshot_label,
+      session: currentSessionId(docs.db),
+      sourceUrl: artifact.url,
+      embedder: docs.embedder,
+      now: docs.now,
+    });
+    return {
+      ...ingestResult(report),
+      url: artifact.url,
+      verified: artifact.verified,
+      content_type: artifact.content_type,
+    };
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * `docs.export`: writes one stored document (verified against its hash) to
+ * a file. Writing a file is a write: it needs `docs:write`, it is offered
+ * only where writes are (the composite `execute` tool, never the read-only
+ * `query` pipeline), and the file must land inside `VANTAGE_ROOTS`, never in
+ * the data home, whatever Deno allows (see core/confined_write.ts).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { prepareWriteTarget, writeConfined } from "../../core/confined_write.ts";
+import { readContentPieces } from "../content_store.ts";
+import { resolveDocument } from "../doc_read.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { docsContext, pathSchema } from "./shared.ts";
+
+/** The `docs.export` operation. */
+export const exportOperation: Operation = defineOperation({
+  id: "docs.export",
+  title: "Export a document to a file",
+  description:
+    "Write one stored document by content `hash` (or 8+ hex prefix) or `name` to `outputPath`, verified byte for byte. The file must be inside VANTAGE_ROOTS (links that lead elsewhere are refused); an existing file is replaced only with `overwrite`.",
+  input: z.object({
+    hash: z.string().min(1).optional().describe("Content hash or prefix"),
+    name: z.string().min(1).optional().describe("Path, file name or path suffix"),
+    outputPath: pathSchema.describe("File to write"),
+    overwrite: z.boolean().default(false).describe("Replace an existing file"),
+  }),
+  output: z.object({
+    id: z.number().int(),
+    hash: z.string(),
+    path: z.string().describe("The stored document's path"),
+    written_to: z.string().describe("The file written (its real path)"),
+    bytes: z.number().int(),
+  }),
+  scopes: ["docs:write"],
+  annotations: {
+    readOnlyHint: false,
+    // With `overwrite` it replaces a file.
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run(context, input) {
+    const docs = docsContext(context);
+    const row = resolveDocument(docs.db, { hash: input.hash, name: input.name });
+    const target = prepareWriteTarget(docs.writeRoots, input.outputPath);
+    writeConfined(target, readContentPieces(docs.db, row.hash, { path: row.path, id: row.id }), {
+      overwrite: input.overwrite,
+    });
+    return {
+      id: row.id,
+      hash: row.hash,
+      path: row.path,
+      written_to: target.path,
+      bytes: row.size,
+    };
+  },
+});

@@ -1,0 +1,84 @@
+/**
+ * `docs.get`: one document by hash (or prefix) or name, with its content
+ * (verified against its hash), written to `outputPath` if asked, and the
+ * code-graph nodes around it.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { z } from "zod";
+import { VantageError } from "../../core/errors.ts";
+import { fileNodeKey, walkGraph } from "../doc_graph.ts";
+import { describeDocument, documentBytes, resolveDocument } from "../doc_read.ts";
+import { decodeText } from "../text_extract.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { docsContext, documentInfoSchema, graphNodeSchema, pathSchema } from "./shared.ts";
+
+/** The `docs.get` operation. */
+export const getOperation: Operation = defineOperation({
+  id: "docs.get",
+  title: "Get a document",
+  description:
+    "Retrieve one stored document by content `hash` (or 8+ hex prefix) or `name` (path, file name or path suffix): its metadata, with include_content its content (verified), with graph the related code-graph nodes (depth 1–5).",
+  input: z.object({
+    hash: z.string().min(1).optional().describe("Content hash or prefix"),
+    name: z.string().min(1).optional().describe("Path, file name or path suffix"),
+    include_content: z.boolean().default(false).describe("Include the content"),
+    outputPath: pathSchema.optional().describe(
+      "Not here: get only reads. Write a document to a file with export (docs:write)",
+    ),
+    graph: z.boolean().default(false).describe("Include related code-graph nodes"),
+    depth: z.number().int().min(1).max(5).default(2).describe("Graph depth (1–5)"),
+  }),
+  output: documentInfoSchema.extend({
+    content: z.string().optional(),
+    content_encoding: z.enum(["utf-8", "base64"]).optional(),
+    related: z.array(graphNodeSchema).optional(),
+  }),
+  scopes: ["docs:read"],
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run(context, input) {
+    if (input.outputPath !== undefined) {
+      // YAMS's get wrote files from its read-only pipeline; here a write needs a write scope.
+      throw new VantageError(
+        "invalid_arguments",
+        "get only reads and never writes a file: write a document to outputPath with the export operation (docs.export, scope docs:write; in the composite surface: execute → export)",
+        { details: { argument: "outputPath" } },
+      );
+    }
+    const docs = docsContext(context);
+    const row = resolveDocument(docs.db, { hash: input.hash, name: input.name });
+    const info = describeDocument(docs.db, row);
+    const result: z.infer<typeof documentInfoSchema> & {
+      content?: string;
+      content_encoding?: "utf-8" | "base64";
+      related?: z.infer<typeof graphNodeSchema>[];
+    } = info;
+    if (input.include_content) {
+      const bytes = documentBytes(docs.db, row);
+      if (row.is_text === 1) {
+        result.content = decodeText(bytes);
+        result.content_encoding = "utf-8";
+      } else {
+        result.content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
+          "base64",
+        );
+        result.content_encoding = "base64";
+      }
+    }
+    if (input.graph) {
+      result.related = walkGraph(docs.db, {
+        start: fileNodeKey(row),
+        depth: input.depth,
+        reverse: false,
+        limit: 100,
+      }).nodes;
+    }
+    return result;
+  },
+});

@@ -1,0 +1,107 @@
+/**
+ * `docs.grep`: regular-expression search inside stored text documents, with
+ * ripgrep's switches: ignore_case, word, count, files_with_matches,
+ * max_count, context and line_numbers.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { grepDocuments } from "../doc_grep.ts";
+import { grepPatternProblem } from "../grep_pattern.ts";
+import { sessionScope } from "../doc_sessions.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { docsContext, globList, READ_ONLY, sessionScopeFields } from "./shared.ts";
+
+const lineSchema = z.object({ line: z.number().int().optional(), text: z.string() });
+
+/** The `docs.grep` operation. */
+export const grepOperation: Operation = defineOperation({
+  id: "docs.grep",
+  title: "Grep documents",
+  description:
+    "Search the text of stored documents for a regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround). Switches: ignore_case, word, literal, count, files_with_matches, max_count, context, line_numbers; `paths` limits it to stored paths, folders or globs.",
+  input: z.object({
+    pattern: z.string().min(1).describe(
+      "Regular expression, RE2 syntax (no backreferences or lookaround)",
+    ),
+    paths: z.union([z.array(z.string()), z.string()]).optional().describe(
+      "Stored files, folders or globs to search (default: all)",
+    ),
+    ignore_case: z.boolean().default(false).describe("Case-insensitive"),
+    word: z.boolean().default(false).describe("Whole words only"),
+    literal: z.boolean().default(false).describe("Treat the pattern as plain text"),
+    line_numbers: z.boolean().default(false).describe("Report line numbers"),
+    context: z.number().int().min(0).max(50).default(0).describe("Lines of context around matches"),
+    count: z.boolean().default(false).describe("Only count matching lines per file"),
+    files_with_matches: z.boolean().default(false).describe("Only list files with matches"),
+    max_count: z.number().int().min(0).default(0).describe(
+      "Stop after N matches per file (0: all)",
+    ),
+    ...sessionScopeFields,
+  }).superRefine((input, refinement) => {
+    // Checked with the arguments, so a pattern grep cannot run is invalid_arguments (400), not a
+    // failure of the operation.
+    const problem = grepPatternProblem(input.pattern, {
+      ignoreCase: input.ignore_case,
+      word: input.word,
+      literal: input.literal,
+    });
+    if (problem !== undefined) {
+      refinement.addIssue({ code: "custom", path: ["pattern"], message: problem });
+    }
+  }),
+  output: z.object({
+    pattern: z.string(),
+    total_matches: z.number().int(),
+    files_searched: z.number().int(),
+    files_matched: z.number().int(),
+    results: z.array(z.object({
+      id: z.number().int(),
+      hash: z.string(),
+      path: z.string(),
+      count: z.number().int(),
+      matches: z.array(lineSchema.extend({
+        before: z.array(lineSchema).optional(),
+        after: z.array(lineSchema).optional(),
+      })).optional(),
+    })).optional(),
+    files: z.array(z.string()).optional(),
+    truncated: z.boolean(),
+    warnings: z.array(z.string()).optional(),
+  }),
+  scopes: ["docs:read"],
+  annotations: READ_ONLY,
+  timeoutMs: 120_000,
+  async run(context, input) {
+    const docs = docsContext(context);
+    const session = sessionScope(docs.db, input);
+    const report = await grepDocuments(docs.db, {
+      pattern: input.pattern,
+      literal: input.literal,
+      paths: globList(input.paths),
+      ignoreCase: input.ignore_case,
+      word: input.word,
+      context: input.context,
+      lineNumbers: input.line_numbers,
+      maxCount: input.max_count,
+      filter: { session },
+      signal: context.signal,
+    });
+    const base = {
+      pattern: input.pattern,
+      total_matches: report.total_matches,
+      files_searched: report.files_searched,
+      files_matched: report.files_matched,
+      truncated: report.truncated,
+      ...(report.warnings.length > 0 ? { warnings: report.warnings } : {}),
+    };
+    if (input.files_with_matches) return { ...base, files: report.files.map((file) => file.path) };
+    if (input.count) {
+      return {
+        ...base,
+        results: report.files.map(({ id, hash, path, count }) => ({ id, hash, path, count })),
+      };
+    }
+    return { ...base, results: report.files };
+  },
+});

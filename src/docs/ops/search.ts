@@ -1,0 +1,119 @@
+/**
+ * `docs.search`: finds stored documents by keyword (BM25), fuzzy,
+ * semantic or hybrid (the default) search, or by content-hash prefix, with
+ * snippets, optional line numbers and context lines.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { VantageError } from "../../core/errors.ts";
+import { findDocuments } from "../doc_read.ts";
+import { resultItems } from "../doc_results.ts";
+import { rankDocuments } from "../doc_search.ts";
+import { sessionScope } from "../doc_sessions.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { docsContext, READ_ONLY, sessionScopeFields, tagList, tagsSchema } from "./shared.ts";
+
+const resultSchema = z.object({
+  id: z.number().int(),
+  hash: z.string(),
+  title: z.string(),
+  path: z.string(),
+  score: z.number(),
+  snippet: z.string(),
+  line: z.number().int().optional(),
+});
+
+/** The `docs.search` operation. */
+export const searchOperation: Operation = defineOperation({
+  id: "docs.search",
+  title: "Search documents",
+  description:
+    "Search stored documents: hybrid (default; keyword + semantic fused), keyword (BM25), semantic or fuzzy; or look one up by `hash` prefix (8+ hex). Returns {total, type, execution_time_ms, results:[{id, hash, title, path, score, snippet}]}.",
+  input: z.object({
+    query: z.string().optional().describe("Search text (required unless `hash` is given)"),
+    limit: z.number().int().min(1).max(1000).default(10).describe("Most results"),
+    type: z.enum(["hybrid", "keyword", "semantic", "fuzzy"]).default("hybrid").describe(
+      "hybrid, keyword, semantic or fuzzy",
+    ),
+    fuzzy: z.boolean().default(true).describe("Also match words close to the query's words"),
+    similarity: z.number().min(0).max(1).default(0.7).describe("Fuzzy match threshold (0–1)"),
+    hash: z.string().optional().describe("Content hash or prefix (8+ hex characters)"),
+    paths_only: z.boolean().default(false).describe("Return only the paths"),
+    line_numbers: z.boolean().default(false).describe("Number the snippet lines"),
+    context: z.number().int().min(0).max(50).default(0).describe("Lines of context around matches"),
+    collection: z.string().min(1).optional().describe("Only this collection"),
+    tags: tagsSchema.optional().describe("Only documents with all these tags"),
+    ...sessionScopeFields,
+  }),
+  output: z.object({
+    total: z.number().int(),
+    type: z.string(),
+    execution_time_ms: z.number(),
+    results: z.array(resultSchema).optional(),
+    paths: z.array(z.string()).optional(),
+    warnings: z.array(z.string()).optional(),
+  }),
+  scopes: ["docs:read"],
+  annotations: READ_ONLY,
+  async run(context, input) {
+    const started = performance.now();
+    const docs = docsContext(context);
+    const session = sessionScope(docs.db, input);
+    const filter = { session, collection: input.collection, tags: tagList(input.tags) };
+    let hits: Array<{ id: number; score: number }>;
+    let total: number;
+    const warnings: string[] = [];
+    let type: string = input.type;
+    if (input.hash !== undefined) {
+      const rows = findDocuments(docs.db, { hash: input.hash }, input.limit);
+      hits = rows.map((row) => ({ id: row.id, score: 1 }));
+      total = hits.length;
+      type = "hash";
+    } else {
+      if (input.query === undefined || input.query.trim() === "") {
+        throw new VantageError("invalid_arguments", "give a 'query' (or a 'hash' to look up)");
+      }
+      const ranking = await rankDocuments(docs.db, {
+        query: input.query,
+        mode: input.type,
+        limit: input.limit,
+        fuzzy: input.fuzzy,
+        similarity: input.similarity,
+        filter,
+        embedder: docs.embedder,
+      });
+      hits = ranking.hits;
+      total = ranking.total;
+      warnings.push(...(ranking.warnings ?? []));
+    }
+    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    if (input.paths_only) {
+      const items = resultItems(
+        docs.db,
+        hits,
+        { query: "", lineNumbers: false, context: 0 },
+        warnings,
+      );
+      return {
+        total,
+        type,
+        execution_time_ms: elapsed(),
+        paths: items.map((item) => item.path),
+        ...(warnings.length > 0 ? { warnings } : {}),
+      };
+    }
+    const results = resultItems(docs.db, hits, {
+      query: input.query ?? "",
+      lineNumbers: input.line_numbers,
+      context: input.context,
+    }, warnings);
+    return {
+      total,
+      type,
+      execution_time_ms: elapsed(),
+      results,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+  },
+});

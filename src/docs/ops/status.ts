@@ -1,0 +1,63 @@
+/**
+ * `docs.status`: storage statistics — documents, bytes, unique blocks and
+ * what deduplication saved — with a detailed breakdown and file types.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { storageStatus } from "../doc_status.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { docsContext, READ_ONLY } from "./shared.ts";
+
+/** The `docs.status` operation. */
+export const statusOperation: Operation = defineOperation({
+  id: "docs.status",
+  title: "Document storage status",
+  description:
+    "Storage statistics: total_objects, total_bytes, unique_blocks, deduplicated_bytes, dedup_ratio; `detailed` adds compression, counts of collections, snapshots, vectors, graph edges and the current session; `file_types` adds counts per type. `damage` is the store's recorded health: `degraded`, with the reasons, while damage found by docs.verify or met by any process is not repaired.",
+  input: z.object({
+    detailed: z.boolean().default(false).describe("Include a detailed breakdown"),
+    file_types: z.boolean().default(false).describe("Include counts per file type"),
+  }),
+  output: z.object({
+    total_objects: z.number().int(),
+    total_bytes: z.number().int(),
+    unique_blocks: z.number().int(),
+    deduplicated_bytes: z.number().int(),
+    dedup_ratio: z.number(),
+    damage: z.object({
+      status: z.enum(["ok", "degraded"]),
+      reasons: z.array(z.string()),
+      last_verified_at: z.string().nullable(),
+      last_verify_ok: z.boolean().nullable(),
+    }).describe("The store's recorded health: degraded while known damage is not repaired"),
+    details: z.object({
+      latest_documents: z.number().int(),
+      text_documents: z.number().int(),
+      binary_documents: z.number().int(),
+      unique_contents: z.number().int(),
+      block_bytes: z.number().int(),
+      stored_bytes: z.number().int(),
+      compression_ratio: z.number(),
+      pack_files: z.number().int(),
+      pack_bytes: z.number().int(),
+      collections: z.number().int(),
+      snapshots: z.number().int(),
+      vectors: z.number().int(),
+      graph_edges: z.number().int(),
+      current_session: z.string().nullable(),
+    }).optional(),
+    file_types: z.array(z.object({
+      extension: z.string(),
+      mime: z.string(),
+      count: z.number().int(),
+      bytes: z.number().int(),
+    })).optional(),
+  }),
+  scopes: ["docs:read"],
+  annotations: READ_ONLY,
+  run(context, input) {
+    const docs = docsContext(context);
+    return storageStatus(docs.db, { detailed: input.detailed, fileTypes: input.file_types });
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * `docs.update`: changes tags, metadata or collection of stored documents
+ * named by hash or name, without touching their bytes.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { parseMetadata, updateDocuments } from "../doc_update.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { collectionSchema, docsContext, metadataSchema, tagList, tagsSchema } from "./shared.ts";
+
+/** The `docs.update` operation. */
+export const updateOperation: Operation = defineOperation({
+  id: "docs.update",
+  title: "Update document metadata",
+  description:
+    "Update metadata of stored documents named by `hash` (or prefix) or `name`: metadata as key=value strings or an object, tags to add or remove, metadata keys to remove, collection. Returns {matched}.",
+  input: z.object({
+    hash: z.string().min(1).optional().describe("Content hash or prefix"),
+    name: z.string().min(1).optional().describe("Path, file name or path suffix"),
+    metadata: metadataSchema.optional().describe(
+      'Metadata to set: ["status=reviewed"] or {status: "reviewed"}',
+    ),
+    tags: tagsSchema.optional().describe("Tags to add"),
+    remove_tags: tagsSchema.optional().describe("Tags to remove"),
+    remove_metadata: z.array(z.string()).optional().describe("Metadata keys to remove"),
+    collection: z.literal("").or(collectionSchema).optional().describe(
+      'New collection ("" removes it)',
+    ),
+  }),
+  output: z.object({
+    matched: z.number().int(),
+    documents: z.array(z.object({ id: z.number().int(), hash: z.string(), path: z.string() })),
+  }),
+  scopes: ["docs:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run(context, input) {
+    const docs = docsContext(context);
+    return updateDocuments(docs.db, {
+      selector: { hash: input.hash, name: input.name },
+      tags: tagList(input.tags),
+      removeTags: tagList(input.remove_tags),
+      metadata: input.metadata === undefined ? undefined : parseMetadata(input.metadata),
+      removeMetadata: input.remove_metadata,
+      collection: input.collection,
+    });
+  },
+});

@@ -1,0 +1,26 @@
+/**
+ * `session.pin`: makes stored documents part of a session's scope without
+ * re-adding them.
+ *
+ * @module
+ */
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { pinInputSchema, pinOutputSchema, runPin } from "./shared.ts";
+
+/** The `session.pin` operation. */
+export const pinOperation: Operation = defineOperation({
+  id: "session.pin",
+  title: "Pin documents to a session",
+  description:
+    "Pin stored documents (by `hash`, `name`, or `path` glob) to the current session, so session-scoped search, list, grep and suggest_context include them.",
+  input: pinInputSchema,
+  output: pinOutputSchema,
+  scopes: ["session:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run: (context, input) => runPin(context, input, true),
+});

@@ -1,0 +1,83 @@
+/**
+ * What the `session` operations share: schemas, and how pin and unpin
+ * find the documents they name.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { VantageError } from "../../core/errors.ts";
+import { findDocuments } from "../doc_read.ts";
+import { setPins, targetSession } from "../doc_sessions.ts";
+import { matchesGlob } from "../glob.ts";
+import type { DatabaseSync } from "../../store/database.ts";
+import { documentPathsAll } from "../../store/docs_documents.ts";
+import { docsContext, globSchema, sessionNameSchema } from "../ops/shared.ts";
+import type { OperationContext } from "../../ops/operation.ts";
+
+/** A session as the session operations report it. */
+export const sessionInfoSchema = z.object({
+  session_id: z.string(),
+  label: z.string().nullable(),
+  description: z.string().nullable(),
+  started_at: z.string(),
+  stopped_at: z.string().nullable(),
+  current: z.boolean(),
+  documents: z.number().int(),
+  pinned: z.number().int(),
+});
+
+/** The result of pin and unpin. */
+export const pinOutputSchema = z.object({
+  session_id: z.string(),
+  matched: z.number().int(),
+  changed: z.number().int(),
+  documents: z.array(z.object({ id: z.number().int(), hash: z.string(), path: z.string() })),
+});
+
+/** How pin and unpin name documents. */
+export const pinInputSchema = z.object({
+  hash: z.string().min(1).optional().describe("Content hash or prefix"),
+  name: z.string().min(1).optional().describe("Path, file name or path suffix"),
+  path: globSchema.optional().describe("Glob over stored paths, e.g. **/auth/*.md"),
+  session: sessionNameSchema.optional().describe("Session (default: the current one)"),
+});
+
+/** The documents a pin or unpin names. */
+export function pinTargets(
+  db: DatabaseSync,
+  input: { hash?: string; name?: string; path?: string },
+): Array<{ id: number; hash: string; path: string }> {
+  if (input.hash !== undefined || input.name !== undefined) {
+    return findDocuments(db, { hash: input.hash, name: input.name }).map(({ id, hash, path }) => ({
+      id,
+      hash,
+      path,
+    }));
+  }
+  if (input.path !== undefined) {
+    const pattern = input.path;
+    return documentPathsAll(db, true).filter((doc) =>
+      doc.path === pattern || matchesGlob(doc.path, pattern) || matchesGlob(doc.name, pattern)
+    ).map(({ id, hash, path }) => ({ id, hash, path }));
+  }
+  throw new VantageError("invalid_arguments", "give 'hash', 'name' or 'path' (a glob) to pin");
+}
+
+/** Pins (`pinned` true) or unpins the documents `input` names in its session. */
+export function runPin(
+  context: OperationContext,
+  input: z.infer<typeof pinInputSchema>,
+  pinned: boolean,
+): z.infer<typeof pinOutputSchema> {
+  const docs = docsContext(context);
+  const session = targetSession(docs.db, input.session);
+  const documents = pinTargets(docs.db, input);
+  const changed = setPins(
+    docs.db,
+    session.session_id,
+    documents.map((d) => d.id),
+    pinned,
+    docs.now,
+  );
+  return { session_id: session.session_id, matched: documents.length, changed, documents };
+}

@@ -1,0 +1,43 @@
+/**
+ * `session.start`: begins (or resumes) a named session and makes it
+ * current; documents added from now on carry it, in every process.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { beginSession } from "../doc_sessions.ts";
+import { docsContext, labelSchema, sessionNameSchema } from "../ops/shared.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { sessionInfoSchema } from "./shared.ts";
+
+/** The `session.start` operation. */
+export const startOperation: Operation = defineOperation({
+  id: "session.start",
+  title: "Start a session",
+  description:
+    "Begin a work session (or resume one by `name`) and make it current: documents added while it is current carry it, and search/list/grep/suggest_context with use_session see only them and what is pinned to it.",
+  input: z.object({
+    name: sessionNameSchema.optional().describe("Session name (default: session-<time>)"),
+    label: labelSchema.optional().describe("Human label"),
+    description: z.string().optional().describe("What the session is for"),
+  }),
+  output: sessionInfoSchema.extend({ resumed: z.boolean() }),
+  scopes: ["session:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  run(context, input) {
+    const docs = docsContext(context);
+    const { session, resumed } = beginSession(
+      docs.db,
+      input.name,
+      input.label,
+      input.description,
+      docs.now,
+    );
+    return { ...session, resumed };
+  },
+});

@@ -1,0 +1,34 @@
+/**
+ * `session.stop`: ends the current (or named) session. Its documents stay;
+ * only new additions stop carrying it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { endSession } from "../doc_sessions.ts";
+import { docsContext, sessionNameSchema } from "../ops/shared.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { sessionInfoSchema } from "./shared.ts";
+
+/** The `session.stop` operation. */
+export const stopOperation: Operation = defineOperation({
+  id: "session.stop",
+  title: "Stop a session",
+  description:
+    "End the current session (or the one named). Documents are kept; documents added afterwards are global again.",
+  input: z.object({
+    name: sessionNameSchema.optional().describe("Session to stop (default: the current one)"),
+  }),
+  output: sessionInfoSchema,
+  scopes: ["session:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run(context, input) {
+    const docs = docsContext(context);
+    return endSession(docs.db, input.name, docs.now);
+  },
+});

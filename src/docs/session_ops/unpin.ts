@@ -1,0 +1,25 @@
+/**
+ * `session.unpin`: takes pinned documents out of a session's scope.
+ *
+ * @module
+ */
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { pinInputSchema, pinOutputSchema, runPin } from "./shared.ts";
+
+/** The `session.unpin` operation. */
+export const unpinOperation: Operation = defineOperation({
+  id: "session.unpin",
+  title: "Unpin documents from a session",
+  description:
+    "Unpin documents (by `hash`, `name`, or `path` glob) from the current session. Documents added in the session stay in its scope.",
+  input: pinInputSchema,
+  output: pinOutputSchema,
+  scopes: ["session:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  run: (context, input) => runPin(context, input, false),
+});

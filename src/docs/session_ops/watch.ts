@@ -1,0 +1,114 @@
+/**
+ * `session.watch`: keeps a folder's documents current. With `once`, one
+ * rescan re-adds every file whose size or modification time changed. Without
+ * it, the folder is rescanned now and then watched (`Deno.watchFs`) inside
+ * the process running this operation, for as long as that process lives;
+ * `enable: false` stops the watch.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ingestFiles, type IngestOptions, ingestPath } from "../doc_ingest.ts";
+import { currentSessionId } from "../doc_sessions.ts";
+import { activeWatches, unwatchFolder, watchFolder } from "../doc_watch.ts";
+import { requirePathAccess } from "../path_access.ts";
+import { createPathFilter } from "../glob.ts";
+import {
+  collectionSchema,
+  docsContext,
+  globList,
+  globsSchema,
+  ingestOutput,
+  ingestResult,
+  pathSchema,
+  tagList,
+  tagsSchema,
+} from "../ops/shared.ts";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { relative } from "node:path";
+
+const watchInfoSchema = z.object({
+  root: z.string(),
+  since: z.string(),
+  events: z.number().int(),
+  rescans: z.number().int(),
+  last_error: z.string().nullable(),
+});
+
+/** The `session.watch` operation. */
+export const watchOperation: Operation = defineOperation({
+  id: "session.watch",
+  title: "Watch a folder",
+  description:
+    "Keep a folder's stored documents current. `once: true` rescans now and re-adds changed files. Otherwise the folder is rescanned and then watched by this process (it lives as long as the process, e.g. the MCP server); `enable: false` stops watching. Re-added documents carry the current session.",
+  input: z.object({
+    path: pathSchema.describe("Folder to watch"),
+    once: z.boolean().default(false).describe("Rescan once instead of watching"),
+    enable: z.boolean().default(true).describe("false stops a running watch"),
+    include: globsSchema.optional().describe("Globs a file must match"),
+    exclude: globsSchema.optional().describe("Globs to leave out"),
+    collection: collectionSchema.optional().describe("Collection for re-added documents"),
+    tags: tagsSchema.optional().describe("Tags for re-added documents"),
+  }),
+  output: z.object({
+    root: z.string(),
+    watching: z.boolean(),
+    rescan: ingestOutput.optional(),
+    watch: watchInfoSchema.optional(),
+    watches: z.array(watchInfoSchema),
+  }),
+  // It stores the folder's files as documents, so it needs what docs.add needs.
+  scopes: ["session:write", "docs:write"],
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  timeoutMs: 600_000,
+  async run(context, input) {
+    const docs = docsContext(context);
+    const root = requirePathAccess(input.path, "read");
+    if (!input.enable) {
+      const stopped = unwatchFolder(root);
+      return {
+        root,
+        watching: false,
+        ...(stopped !== undefined ? { watch: stopped } : {}),
+        watches: activeWatches(),
+      };
+    }
+    const include = globList(input.include);
+    const exclude = globList(input.exclude);
+    const options = (): IngestOptions => ({
+      tags: tagList(input.tags),
+      collection: input.collection,
+      session: currentSessionId(docs.db),
+      include,
+      exclude,
+      skipFolders: docs.home === undefined ? [] : [docs.home],
+      skipUnchangedByStat: true,
+      embedder: docs.embedder,
+      now: Date.now(),
+    });
+    const rescan = ingestResult(
+      await ingestPath(docs.db, root, { ...options(), signal: context.signal }),
+    );
+    if (input.once) return { root, watching: false, rescan, watches: activeWatches() };
+    const filter = createPathFilter(include, exclude);
+    const watch = watchFolder(root, async (paths) => {
+      const files = paths.filter((path) => {
+        const rel = relative(root, path);
+        if (rel.startsWith("..")) return false;
+        if (!filter.selects(rel)) return false;
+        try {
+          return Deno.statSync(path).isFile;
+        } catch {
+          return false;
+        }
+      });
+      if (files.length > 0) await ingestFiles(docs.db, root, files, options());
+    }, docs.now);
+    return { root, watching: true, rescan, watch, watches: activeWatches() };
+  },
+});
