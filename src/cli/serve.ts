@@ -52,17 +52,16 @@ Options:
     // Listening for signals before the server records its port: a SIGTERM sent as soon as the
     // port is known (a supervisor, a test) stops the server cleanly instead of killing it.
     let stopping = false;
-    let shutdown: (() => Promise<void>) | undefined;
+    let server: Awaited<ReturnType<typeof startVantageServer>> | undefined;
     const stop = () => {
       // Ctrl-C reaches serve from the terminal and again through `deno task` and the launcher.
       if (stopping) return;
       stopping = true;
       log.info("shutting down");
-      if (shutdown !== undefined) void shutdown();
+      if (server !== undefined) void server.shutdown();
     };
     Deno.addSignalListener("SIGINT", stop);
     Deno.addSignalListener("SIGTERM", stop);
-    let server: Awaited<ReturnType<typeof startVantageServer>>;
     try {
       server = await startVantageServer({
         paths,
@@ -77,7 +76,6 @@ Options:
       Deno.removeSignalListener("SIGTERM", stop);
       throw error;
     }
-    shutdown = () => server.shutdown();
     const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
     log.info(`listening on ${origin}`, { home: paths.home });
     log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
