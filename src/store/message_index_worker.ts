@@ -22,8 +22,17 @@ export type MessageIndexReply =
   | { type: "indexed"; to: number }
   | { type: "error"; message: string };
 
-/** Messages read and indexed per transaction. */
-const BATCH = 500;
+/**
+ * Messages read and indexed per transaction. FTS5 writes a segment per transaction and merges
+ * segments later: a backfill indexed in few large transactions writes and merges less.
+ */
+const BATCH = 5000;
+
+/**
+ * Bytes of pending index data FTS5 holds in memory before it writes a segment (its default is
+ * 1 MiB): enough for one batch, so a transaction writes one segment.
+ */
+const PENDING_BYTES = 32 * 1024 * 1024;
 
 interface Files {
   store: DatabaseSync;
@@ -36,6 +45,16 @@ function open(storePath: string, indexPath: string): Files {
   index.exec("PRAGMA journal_mode = WAL");
   index.exec("PRAGMA synchronous = NORMAL");
   index.exec(MESSAGE_INDEX_SCHEMA);
+  // A setting of the index file, kept in its config table: written once, not on every open.
+  const pending = index.prepare("SELECT v FROM messages_fts_config WHERE k = 'hashsize'").get() as
+    | { v: number }
+    | undefined;
+  if (pending?.v !== PENDING_BYTES) {
+    // A literal: FTS5 takes only an integer, and a bound number would arrive as a real.
+    index.exec(
+      `INSERT INTO messages_fts (messages_fts, rank) VALUES ('hashsize', ${PENDING_BYTES})`,
+    );
+  }
   return { store, index };
 }
 
