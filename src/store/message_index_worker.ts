@@ -26,7 +26,7 @@ export type MessageIndexReply =
  * Messages read and indexed per transaction. FTS5 writes a segment per transaction and merges
  * segments later: a backfill indexed in few large transactions writes and merges less.
  */
-const BATCH = 5000;
+const BATCH = 2000;
 
 /**
  * Bytes of pending index data FTS5 holds in memory before it writes a segment (its default is

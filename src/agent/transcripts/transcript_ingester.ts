@@ -21,6 +21,7 @@ export { emptyCounts, type IngestCounts } from "./transcript_commit.ts";
 
 /** Bytes of lines read (and parsed) at a time. */
 const READ_CHUNK_BYTES = 256 * 1024;
+const READ_SLACK_BYTES = 64 * 1024;
 
 /** Options for {@link ingestTranscriptFile}. */
 export interface IngestFileOptions {
@@ -85,9 +86,11 @@ export async function ingestTranscriptFile(
     const start = state.byte_offset;
     let lines = 0;
     while (state.byte_offset - start < batchBytes) {
+      // A block a little larger than the chunk: the chunk's last line usually ends inside it,
+      // so one read per chunk.
       const read = await readJsonlLines(path, state.byte_offset, {
         maxBytes: chunkBytes,
-        blockSize: chunkBytes,
+        blockSize: chunkBytes + READ_SLACK_BYTES,
       });
       batch.malformed += read.malformed;
       for (const line of read.lines) batch.add(parser.parseLine(line.text));
