@@ -9,7 +9,8 @@ import { backfill, type BackfillProgress } from "../agent/backfill.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../model/agent_records.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
 import { maxMessageId } from "../store/agent_reads.ts";
-import { openDatabase } from "../store/database.ts";
+import { startCheckpointer } from "../store/checkpointer.ts";
+import { openDatabase, setCheckpointInterval } from "../store/database.ts";
 import { MessageIndexer } from "../store/message_index.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
 
@@ -82,6 +83,10 @@ Options:
       : undefined;
     const paths = resolvePaths();
     const db = openDatabase(paths.database);
+    // Checkpoints wait on the disk (copying the WAL into the database file, then syncing it):
+    // on a worker they overlap the reading and parsing instead of stalling it after each batch.
+    const checkpointer = startCheckpointer(paths.database);
+    if (checkpointer !== undefined) setCheckpointInterval(db, 0);
     const indexer = await MessageIndexer.start(paths.database, () => maxMessageId(db));
     const showBar = Deno.stderr.isTerminal() && values.json !== true;
     let lastDraw = 0;
@@ -132,6 +137,7 @@ Options:
       }
       return 0;
     } finally {
+      await checkpointer?.stop();
       indexer.close();
       db.close();
     }

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import type { SQLInputValue } from "node:sqlite";
 import { type DatabaseSync, writing } from "./database.ts";
 import type {
   CallPrice,
@@ -293,42 +294,101 @@ function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void 
   }
 }
 
+const MESSAGE_COLUMNS = `session_id, agent, message_key, ts, role, message_type, text, tool_name,
+  tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id`;
+const MESSAGE_ROW = `(${Array(15).fill("?").join(", ")})`;
+
+/**
+ * Messages written by one statement: a backfill stores tens of thousands, and a statement per
+ * message costs a quarter more than the rows themselves.
+ */
+const MESSAGES_PER_INSERT = 32;
+
+function messageInsert(db: DatabaseSync, rows: number) {
+  return db.prepare(
+    `INSERT OR IGNORE INTO messages (${MESSAGE_COLUMNS})
+     VALUES ${Array(rows).fill(MESSAGE_ROW).join(", ")}`,
+  );
+}
+
+function pushMessageValues(values: SQLInputValue[], m: MessageInput): void {
+  values.push(
+    m.session_id,
+    m.agent,
+    m.message_key,
+    m.ts,
+    m.role,
+    m.message_type,
+    m.text,
+    m.tool_name ?? null,
+    m.tool_use_id ?? null,
+    m.is_error === undefined ? null : m.is_error ? 1 : 0,
+    m.model ?? null,
+    m.cwd ?? null,
+    m.file_path ?? null,
+    m.command_prefix ?? null,
+    m.subagent_id ?? null,
+  );
+}
+
 /** Stores messages (once per key) and bumps their sessions' counters. */
 export function insertMessages(db: DatabaseSync, messages: readonly MessageInput[]): number {
   return writing(db, () => {
     if (messages.length === 0) return 0;
-    const insert = db.prepare(`
-      INSERT OR IGNORE INTO messages (session_id, agent, message_key, ts, role, message_type, text,
-        tool_name, tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    `);
     const deltas = new Map<string, SessionDelta>();
     let added = 0;
-    for (const m of messages) {
-      const result = insert.run(
-        m.session_id,
-        m.agent,
-        m.message_key,
-        m.ts,
-        m.role,
-        m.message_type,
-        m.text,
-        m.tool_name ?? null,
-        m.tool_use_id ?? null,
-        m.is_error === undefined ? null : m.is_error ? 1 : 0,
-        m.model ?? null,
-        m.cwd ?? null,
-        m.file_path ?? null,
-        m.command_prefix ?? null,
-        m.subagent_id ?? null,
-      );
-      if (Number(result.changes) === 0) continue;
+    const stored = (m: MessageInput) => {
       added++;
       const delta = deltaFor(deltas, m.session_id, m.agent, m.ts);
       delta.messages++;
       if (m.message_type === "tool_use") delta.toolCalls++;
       if (delta.cwd === null && m.cwd !== undefined) delta.cwd = m.cwd;
       if (m.model !== undefined) delta.model = m.model;
+    };
+    // Rows a statement adds get ids above every id stored before it (nothing else writes inside
+    // this transaction), so when it ignores some keys, the ones it stored are found by id.
+    let maxId = (db.prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as {
+      id: number;
+    }).id;
+    const storedSince = (after: number) =>
+      new Set(
+        (db.prepare("SELECT session_id, message_key FROM messages WHERE id > ?").all(
+          after,
+        ) as Array<
+          { session_id: string; message_key: string }
+        >).map((row) => `${row.session_id}\u0000${row.message_key}`),
+      );
+    const run = (
+      insert: ReturnType<typeof messageInsert>,
+      from: number,
+      to: number,
+    ) => {
+      const values: SQLInputValue[] = [];
+      for (let i = from; i < to; i++) pushMessageValues(values, messages[i]);
+      const result = insert.run(...values);
+      const changes = Number(result.changes);
+      if (changes === to - from) {
+        for (let i = from; i < to; i++) stored(messages[i]);
+      } else if (changes > 0) {
+        const keys = storedSince(maxId);
+        for (let i = from; i < to; i++) {
+          const m = messages[i];
+          // A key twice in one statement: its first row is the one stored.
+          if (keys.delete(`${m.session_id}\u0000${m.message_key}`)) stored(m);
+        }
+      }
+      if (changes > 0) maxId = Number(result.lastInsertRowid);
+    };
+    let next = 0;
+    if (messages.length >= MESSAGES_PER_INSERT) {
+      const many = messageInsert(db, MESSAGES_PER_INSERT);
+      for (; next + MESSAGES_PER_INSERT <= messages.length; next += MESSAGES_PER_INSERT) {
+        run(many, next, next + MESSAGES_PER_INSERT);
+      }
+    }
+    if (next < messages.length) {
+      const one = messageInsert(db, 1);
+      for (; next < messages.length; next++) run(one, next, next + 1);
     }
     applyDeltas(db, deltas);
     return added;

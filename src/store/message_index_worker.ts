@@ -22,8 +22,17 @@ export type MessageIndexReply =
   | { type: "indexed"; to: number }
   | { type: "error"; message: string };
 
-/** Messages read and indexed per transaction. */
-const BATCH = 500;
+/**
+ * Messages read and indexed per transaction. FTS5 writes a segment per transaction and merges
+ * segments later: a backfill indexed in few large transactions writes and merges less.
+ */
+const BATCH = 2000;
+
+/**
+ * Bytes of pending index data FTS5 holds in memory before it writes a segment (its default is
+ * 1 MiB): enough for one batch, so a transaction writes one segment.
+ */
+const PENDING_BYTES = 32 * 1024 * 1024;
 
 interface Files {
   store: DatabaseSync;
@@ -36,6 +45,16 @@ function open(storePath: string, indexPath: string): Files {
   index.exec("PRAGMA journal_mode = WAL");
   index.exec("PRAGMA synchronous = NORMAL");
   index.exec(MESSAGE_INDEX_SCHEMA);
+  // A setting of the index file, kept in its config table: written once, not on every open.
+  const pending = index.prepare("SELECT v FROM messages_fts_config WHERE k = 'hashsize'").get() as
+    | { v: number }
+    | undefined;
+  if (pending?.v !== PENDING_BYTES) {
+    // A literal: FTS5 takes only an integer, and a bound number would arrive as a real.
+    index.exec(
+      `INSERT INTO messages_fts (messages_fts, rank) VALUES ('hashsize', ${PENDING_BYTES})`,
+    );
+  }
   return { store, index };
 }
 
@@ -48,8 +67,14 @@ function cursor(index: DatabaseSync): number {
 
 /** Indexes everything past the cursor in bounded transactions; returns the new cursor. */
 function catchUp({ store, index }: Files): number {
+  // A tool message's text comes out of the store cut to its indexed head (a file dump may be
+  // 30,000 characters): `substr` counts code points and `slice` UTF-16 units, so the head holds
+  // at least the characters the slice below keeps, and the slice decides.
   const read = store.prepare(
-    "SELECT id, message_type, tool_name, text FROM messages WHERE id > ? ORDER BY id LIMIT ?",
+    `SELECT id, message_type IN ('tool_use', 'tool_result') AS tool, tool_name,
+       CASE WHEN message_type IN ('tool_use', 'tool_result')
+         THEN substr(text, 1, ${TOOL_TEXT_INDEXED}) ELSE text END AS text
+     FROM messages WHERE id > ? ORDER BY id LIMIT ?`,
   );
   const insert = index.prepare("INSERT INTO messages_fts (rowid, text) VALUES (?, ?)");
   const save = index.prepare(
@@ -61,12 +86,11 @@ function catchUp({ store, index }: Files): number {
       // Read the cursor under the write lock: another process may be indexing the same store.
       const from = cursor(index);
       const rows = read.all(from, BATCH) as Array<
-        { id: number; message_type: string; tool_name: string | null; text: string }
+        { id: number; tool: number; tool_name: string | null; text: string }
       >;
       for (const row of rows) {
-        const tool = row.message_type === "tool_use" || row.message_type === "tool_result";
         // A tool call is also found by its tool's name ("Bash", "Edit", an MCP tool).
-        const text = tool
+        const text = row.tool === 1
           ? (row.tool_name ? row.tool_name + " " : "") + row.text.slice(0, TOOL_TEXT_INDEXED)
           : row.text;
         insert.run(row.id, text);

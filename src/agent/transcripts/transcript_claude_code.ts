@@ -346,12 +346,11 @@ class ClaudeCodeParser implements TranscriptParser {
         ? apiRetryText(obj)
         : str(obj.content) ?? "";
       if (text.trim() === "") return;
-      out.messages.push({
-        ...base(0),
-        role: "system",
-        message_type: messageType,
-        text: this.#cleaner.clean(text),
-      });
+      const m = base(0);
+      m.role = "system";
+      m.message_type = messageType;
+      m.text = this.#cleaner.clean(text);
+      out.messages.push(m);
       return;
     }
     if (message === undefined) return;
@@ -368,19 +367,18 @@ class ClaudeCodeParser implements TranscriptParser {
         if (block.type === "text") {
           const text = str(block.text);
           if (text === undefined) return;
-          out.messages.push({
-            ...base(index),
-            role: isMeta ? "system" : "user",
-            message_type: isMeta ? "system" : "user",
-            text: this.#cleaner.clean(text),
-          });
+          const m = base(index);
+          if (isMeta) {
+            m.role = "system";
+            m.message_type = "system";
+          }
+          m.text = this.#cleaner.clean(text);
+          out.messages.push(m);
         } else if (block.type === "tool_result") {
-          const m: TranscriptMessage = {
-            ...base(index),
-            role: "tool",
-            message_type: "tool_result",
-            text: this.#cleaner.clean(contentText(block.content)),
-          };
+          const m = base(index);
+          m.role = "tool";
+          m.message_type = "tool_result";
+          m.text = this.#cleaner.clean(contentText(block.content));
           const toolUseId = str(block.tool_use_id);
           if (toolUseId !== undefined) m.tool_use_id = toolUseId;
           if (block.is_error === true) m.is_error = true;
@@ -399,12 +397,11 @@ class ClaudeCodeParser implements TranscriptParser {
       // Written in the model's place when a call failed: one error event, not an answer.
       const said = blocks.map((block) => (isRecord(block) ? str(block.text) ?? "" : ""))
         .filter((text) => text !== "").join("\n");
-      out.messages.push({
-        ...base(0),
-        role: "system",
-        message_type: "api_error",
-        text: this.#cleaner.clean(apiErrorText(obj, said)),
-      });
+      const m = base(0);
+      m.role = "system";
+      m.message_type = "api_error";
+      m.text = this.#cleaner.clean(apiErrorText(obj, said));
+      out.messages.push(m);
     } else if (Array.isArray(blocks)) {
       blocks.forEach((block: unknown, index: number) => {
         if (!isRecord(block)) return;
@@ -414,11 +411,15 @@ class ClaudeCodeParser implements TranscriptParser {
         if (block.type === "text") {
           const text = str(block.text);
           if (text === undefined) return;
-          out.messages.push({ ...m, message_type: "assistant", text: this.#cleaner.clean(text) });
+          m.message_type = "assistant";
+          m.text = this.#cleaner.clean(text);
+          out.messages.push(m);
         } else if (block.type === "thinking") {
           const text = str(block.thinking);
           if (text === undefined) return;
-          out.messages.push({ ...m, message_type: "thinking", text: this.#cleaner.clean(text) });
+          m.message_type = "thinking";
+          m.text = this.#cleaner.clean(text);
+          out.messages.push(m);
         } else if (block.type === "tool_use" || block.type === "server_tool_use") {
           s.links.noteToolUse(block, ts);
           const name = str(block.name);
@@ -435,13 +436,11 @@ class ClaudeCodeParser implements TranscriptParser {
           out.tool_calls++;
         } else if (block.type === "web_search_tool_result") {
           const id = str(block.tool_use_id);
-          out.messages.push({
-            ...m,
-            role: "tool",
-            message_type: "tool_result",
-            text: this.#cleaner.clean(textOf(block.content)),
-            ...(id !== undefined ? { tool_use_id: id } : {}),
-          });
+          m.role = "tool";
+          m.message_type = "tool_result";
+          m.text = this.#cleaner.clean(textOf(block.content));
+          if (id !== undefined) m.tool_use_id = id;
+          out.messages.push(m);
         }
       });
     }

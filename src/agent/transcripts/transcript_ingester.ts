@@ -19,6 +19,10 @@ import type { AgentName, JsonObject } from "../../model/agent_records.ts";
 
 export { emptyCounts, type IngestCounts } from "./transcript_commit.ts";
 
+/** Bytes of lines read (and parsed) at a time. */
+const READ_CHUNK_BYTES = 256 * 1024;
+const READ_SLACK_BYTES = 64 * 1024;
+
 /** Options for {@link ingestTranscriptFile}. */
 export interface IngestFileOptions {
   /** Price overrides, USD per million tokens. */
@@ -72,19 +76,36 @@ export async function ingestTranscriptFile(
     path,
     state: cursor === undefined ? undefined : JSON.parse(state.parser_state) as JsonObject,
   });
-  for (;;) {
-    const read = await readJsonlLines(path, state.byte_offset, {
-      maxBytes: options.batchBytes ?? 4 * 1024 * 1024,
-    });
-    if (read.lines.length === 0 && read.malformed === 0) break;
+  const batchBytes = options.batchBytes ?? 4 * 1024 * 1024;
+  // Lines are read a little at a time and parsed at once, so only the records of a batch stay
+  // in memory until its commit, not all its lines: records that outlive a few allocations are
+  // what the garbage collector spends its time copying.
+  const chunkBytes = Math.min(batchBytes, READ_CHUNK_BYTES);
+  for (let done = false; !done;) {
     const batch = new ParsedBatch();
-    batch.malformed = read.malformed;
-    for (const line of read.lines) batch.add(parser.parseLine(line.text));
-    const consumed = read.nextOffset - state.byte_offset;
-    state.byte_offset = read.nextOffset;
-    state.file_size = Math.max(size, read.nextOffset);
+    const start = state.byte_offset;
+    let lines = 0;
+    while (state.byte_offset - start < batchBytes) {
+      // A block a little larger than the chunk: the chunk's last line usually ends inside it,
+      // so one read per chunk.
+      const read = await readJsonlLines(path, state.byte_offset, {
+        maxBytes: chunkBytes,
+        blockSize: chunkBytes + READ_SLACK_BYTES,
+      });
+      batch.malformed += read.malformed;
+      for (const line of read.lines) batch.add(parser.parseLine(line.text));
+      lines += read.lines.length;
+      state.byte_offset = read.nextOffset;
+      if (read.done) {
+        done = true;
+        break;
+      }
+    }
+    if (lines === 0 && batch.malformed === 0) break;
+    const consumed = state.byte_offset - start;
+    state.file_size = Math.max(size, state.byte_offset);
     state.parser_state = JSON.stringify(parser.saveState());
-    state.lines += read.lines.length;
+    state.lines += lines;
     state.malformed += batch.malformed;
     state.unknown_types += batch.unknown;
     commitBatch(db, batch, state, counts, {
@@ -93,9 +114,8 @@ export async function ingestTranscriptFile(
       now: now(),
     });
     counts.bytes += consumed;
-    counts.lines += read.lines.length;
+    counts.lines += lines;
     options.onProgress?.(counts.bytes);
-    if (read.done) break;
   }
   return counts;
 }

@@ -107,6 +107,11 @@ export class SessionTracker {
   /** The session is a sub-agent run (see {@link SessionInfo.is_subagent}). */
   isSubagent = false;
   #emitted: string;
+  // Whether anything may have changed since the last signature was compared: a parser calls
+  // `changed` once per line, and most lines teach nothing new.
+  #dirty = true;
+  #checkedSession: string | undefined;
+  #checkedSubagent = false;
 
   /** @param agent agent of the file; @param saved state from {@link SessionTracker.toJSON}. */
   constructor(agent: AgentName, saved?: JsonValue) {
@@ -131,19 +136,34 @@ export class SessionTracker {
   learn(facts: Partial<SessionFacts>): void {
     for (const key of FACT_KEYS) {
       const value = facts[key];
-      if (value !== undefined && value !== "") this.facts[key] = value;
+      if (value !== undefined && value !== "" && this.facts[key] !== value) {
+        this.facts[key] = value;
+        this.#dirty = true;
+      }
     }
   }
 
   /** Records the session start (the earliest time wins). */
   started(ts: number | undefined): void {
     if (ts === undefined || ts <= 0) return;
-    if (this.startedAt === undefined || ts < this.startedAt) this.startedAt = ts;
+    if (this.startedAt === undefined || ts < this.startedAt) {
+      this.startedAt = ts;
+      this.#dirty = true;
+    }
   }
 
   /** The session info when it changed since the last call that returned one. */
   changed(): SessionInfo | undefined {
     if (this.sessionId === undefined) return undefined;
+    if (
+      !this.#dirty && this.sessionId === this.#checkedSession &&
+      this.isSubagent === this.#checkedSubagent
+    ) {
+      return undefined;
+    }
+    this.#dirty = false;
+    this.#checkedSession = this.sessionId;
+    this.#checkedSubagent = this.isSubagent;
     const info: SessionInfo = { agent: this.#agent, session_id: this.sessionId };
     // Never the epoch: a session whose records carry no time yet has no start.
     if (this.startedAt !== undefined) info.started_at = this.startedAt;
