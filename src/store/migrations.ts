@@ -685,6 +685,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- api_request event and llm_request span share the request id). usage_key names the usage
       -- row that counts its tokens: the transcript's when the transcript has the call, else
       -- telemetry's own ('otel:…', counted = 1) while no transcript of the session was read.
+      -- outside_transcript = 1: a call the agent writes to no transcript (Claude Code's side
+      -- requests for titles, summaries, classifiers), never in a session's totals.
       CREATE TABLE telemetry_model_calls (
         call_key           TEXT PRIMARY KEY,
         agent              TEXT NOT NULL,
@@ -706,6 +708,7 @@ export const MIGRATIONS: readonly Migration[] = [
         finish_reason      TEXT,
         success            INTEGER,
         query_source       TEXT,
+        outside_transcript INTEGER,
         usage_key          TEXT,
         counted            INTEGER NOT NULL DEFAULT 0,
         user_id            TEXT,

@@ -184,6 +184,11 @@ export interface ModelCallInput extends TelemetryOrigin {
   success?: boolean;
   /** Which part of the agent asked (main loop, titles, …). */
   query_source?: string;
+  /**
+   * The agent writes this call to no transcript (a side request): it is kept for latency and
+   * cost views but never counted in its session's totals, as transcript-based tools count.
+   */
+  outside_transcript?: boolean;
 }
 
 /** One tool call, or part of what is known about it. */

@@ -281,6 +281,7 @@ const MODEL_CALL_FIELDS = [
   "finish_reason",
   "success",
   "query_source",
+  "outside_transcript",
   "user_id",
   "host_name",
 ] as const;
@@ -291,6 +292,7 @@ interface StoredModelCall {
   ts: number;
   model: string | null;
   request_id: string | null;
+  outside_transcript: number | null;
   input_tokens: number | null;
   output_tokens: number | null;
   cache_read_tokens: number | null;
@@ -325,7 +327,7 @@ function mergeModelCall(
   const row = telemetryStatement(
     db,
     `
-    SELECT agent, session_id, ts, model, request_id, input_tokens, output_tokens,
+    SELECT agent, session_id, ts, model, request_id, outside_transcript, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_key, counted
     FROM telemetry_model_calls WHERE call_key = ?
   `,
@@ -353,6 +355,14 @@ function countModelCall(
   if (transcriptKey !== undefined) {
     if (row.counted === 1 && row.usage_key !== null) withdrawTelemetryUsage(db, row.usage_key);
     setLink.run(transcriptKey, 0, callKey);
+    return;
+  }
+  if (row.outside_transcript === 1) {
+    // A side request: no transcript will ever count it, and so neither does telemetry.
+    if (row.counted === 1 && row.usage_key !== null) {
+      withdrawTelemetryUsage(db, row.usage_key);
+      setLink.run(null, 0, callKey);
+    }
     return;
   }
   if (row.counted === 0 && (row.usage_key !== null || sessionHasTranscript(db, row.session_id))) {

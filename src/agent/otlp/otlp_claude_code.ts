@@ -28,6 +28,17 @@ import { storedText } from "./otlp_context.ts";
 import type { EventRecord, SpanRecord } from "./otlp_records.ts";
 import { attrBoolean, attrCount, attrNumber, attrString } from "./otlp_values.ts";
 
+/**
+ * Whether Claude Code writes a call of this `query_source` to its transcript: the main loop
+ * (`repl_main_thread…`, `sdk` in print mode), sub-agents (`agent:…`) and compaction. Every
+ * other source is a side request (titles, summaries, classifiers, prompt suggestions).
+ */
+export function inClaudeTranscript(querySource: string | undefined): boolean {
+  if (querySource === undefined) return true;
+  return querySource.startsWith("repl_main_thread") || querySource === "sdk" ||
+    querySource.startsWith("agent:") || querySource === "compact";
+}
+
 function modelCallKey(record: EventRecord | SpanRecord, requestId: string | undefined): string {
   if (requestId !== undefined) return `claude_code:${requestId}`;
   return "spanId" in record
@@ -68,6 +79,7 @@ export function mapClaudeCodeEvent(record: EventRecord): void {
         query_source: attrString(attrs, "query_source"),
         success: true,
       });
+      if (!inClaudeTranscript(call.query_source)) call.outside_transcript = true;
       batch.modelCalls.push(call);
       return;
     }
@@ -162,6 +174,7 @@ export function mapClaudeCodeSpan(record: SpanRecord): boolean {
       success: attrBoolean(attrs, "success") ?? (record.statusCode !== 2),
       query_source: attrString(attrs, "query_source"),
     });
+    if (!inClaudeTranscript(call.query_source)) call.outside_transcript = true;
     batch.modelCalls.push(call);
     return true;
   }

@@ -177,3 +177,57 @@ Deno.test("Claude Code telemetry and transcript count each call once, in either 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a Claude Code side request (a title) is kept but never counted in the session", async () => {
+  const dir = await Deno.makeTempDir();
+  const db = openDatabase(join(dir, "store.db"));
+  try {
+    const attr = (key: string, value: string | number) => ({
+      key,
+      value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
+    });
+    const event = (sequence: number, requestId: string, querySource: string) => ({
+      timeUnixNano: `${1_796_147_764_000 + sequence}000000`,
+      body: { stringValue: "claude_code.api_request" },
+      attributes: [
+        attr("session.id", "side-session"),
+        attr("event.name", "api_request"),
+        attr("event.sequence", sequence),
+        attr("model", "claude-haiku-4-5"),
+        attr("input_tokens", 50),
+        attr("output_tokens", 5),
+        attr("cost_usd", 0.000075),
+        attr("duration_ms", "40"),
+        attr("request_id", requestId),
+        attr("query_source", querySource),
+      ],
+    });
+    const body = {
+      resourceLogs: [{
+        resource: { attributes: [attr("service.name", "claude-code")] },
+        scopeLogs: [{
+          scope: { name: "com.anthropic.claude_code.events" },
+          logRecords: [
+            event(0, "req_main", "sdk"),
+            event(1, "req_title", "generate_session_title"),
+          ],
+        }],
+      }],
+    };
+    takeOtlpExport(db, "logs", new TextEncoder().encode(JSON.stringify(body)), "json");
+    const session = db.prepare(
+      "SELECT input_tokens, output_tokens FROM sessions WHERE session_id = 'side-session'",
+    ).get();
+    assert.deepEqual({ ...session }, { input_tokens: 50, output_tokens: 5 }, "the main call only");
+    const rows = db.prepare(
+      "SELECT request_id, outside_transcript, counted FROM telemetry_model_calls ORDER BY request_id",
+    ).all().map((r) => ({ ...r }));
+    assert.deepEqual(rows, [
+      { request_id: "req_main", outside_transcript: null, counted: 1 },
+      { request_id: "req_title", outside_transcript: 1, counted: 0 },
+    ]);
+  } finally {
+    db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
