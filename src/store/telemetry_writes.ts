@@ -84,12 +84,25 @@ export function storeTelemetryBatch(
       sessions: [...batch.sessions.keys()],
     };
     for (const session of batch.sessions.values()) upsertSession(db, session);
+    // Whether each session has a transcript, asked once per export.
+    const transcripts = new Map<string, boolean>();
+    const hasTranscript = (sessionId: string): boolean => {
+      let known = transcripts.get(sessionId);
+      if (known === undefined) {
+        known = sessionHasTranscript(db, sessionId);
+        transcripts.set(sessionId, known);
+      }
+      return known;
+    };
+    // The merged row of each call, as its last record left it.
+    const merged = new Map<string, StoredModelCall>();
     for (const call of batch.modelCalls) {
-      mergeModelCall(db, call, priceOf);
+      merged.set(call.call_key, mergeModelCall(db, call));
       counts.model_calls++;
     }
+    countModelCalls(db, merged, hasTranscript, priceOf);
     for (const call of batch.toolCalls) {
-      mergeToolCall(db, call);
+      mergeToolCall(db, call, hasTranscript);
       counts.tool_calls++;
     }
     for (const error of batch.apiErrors) {
@@ -99,19 +112,37 @@ export function storeTelemetryBatch(
   });
 }
 
-function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  if (batch.spans.length === 0) return 0;
-  const insert = telemetryStatement(
-    db,
-    `
-    INSERT OR IGNORE INTO telemetry_spans (trace_id, span_id, parent_span_id, name, kind, service,
-      agent, session_id, start_ts, duration_ms, status_code, status_message, attributes, received_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `,
-  );
+/** Rows per multi-row INSERT: one statement call costs more than the row it carries. */
+const ROWS_PER_INSERT = 32;
+
+/**
+ * Inserts `rows` (each the values of `columns`) with multi-row statements; answers how many
+ * were added (`OR IGNORE` skips rows a unique key already holds).
+ */
+function insertRows(
+  db: DatabaseSync,
+  head: string,
+  columns: number,
+  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
+): number {
+  const one = `(${Array(columns).fill("?").join(", ")})`;
   let added = 0;
-  for (const s of batch.spans) {
-    const result = insert.run(
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+    const sql = `${head} VALUES ${Array(chunk.length).fill(one).join(", ")}`;
+    added += Number(telemetryStatement(db, sql).run(...chunk.flat()).changes);
+  }
+  return added;
+}
+
+function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
+  return insertRows(
+    db,
+    `INSERT OR IGNORE INTO telemetry_spans (trace_id, span_id, parent_span_id, name, kind,
+      service, agent, session_id, start_ts, duration_ms, status_code, status_message, attributes,
+      received_at)`,
+    14,
+    batch.spans.map((s) => [
       s.trace_id,
       s.span_id,
       s.parent_span_id ?? null,
@@ -126,25 +157,17 @@ function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number
       s.status_message ?? null,
       s.attributes,
       receivedAt,
-    );
-    added += Number(result.changes);
-  }
-  return added;
+    ]),
+  );
 }
 
 function insertLogs(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  if (batch.logs.length === 0) return 0;
-  const insert = telemetryStatement(
+  return insertRows(
     db,
-    `
-    INSERT OR IGNORE INTO telemetry_logs (dedupe_key, ts, service, agent, session_id, event_name,
-      severity, body, attributes, trace_id, span_id, received_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `,
-  );
-  let added = 0;
-  for (const l of batch.logs) {
-    const result = insert.run(
+    `INSERT OR IGNORE INTO telemetry_logs (dedupe_key, ts, service, agent, session_id,
+      event_name, severity, body, attributes, trace_id, span_id, received_at)`,
+    12,
+    batch.logs.map((l) => [
       l.dedupe_key ?? null,
       l.ts,
       l.service ?? null,
@@ -157,10 +180,8 @@ function insertLogs(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number)
       l.trace_id ?? null,
       l.span_id ?? null,
       receivedAt,
-    );
-    added += Number(result.changes);
-  }
-  return added;
+    ]),
+  );
 }
 
 function insertMetricPoints(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
@@ -251,17 +272,38 @@ function upsertSession(db: DatabaseSync, s: TelemetrySessionInput): void {
   );
 }
 
-/** `column = ...` for a merge: an event's value overwrites, a span's fills what is empty. */
-function mergeColumns(
-  table: string,
+/** What a merge answers: what deciding how to count the call needs. */
+const RETURNED = {
+  telemetry_model_calls: `agent, session_id, ts, model, request_id, outside_transcript,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+    usage_key, counted`,
+  telemetry_tool_calls: "session_id, counted",
+};
+
+/**
+ * The upsert of a merged call: the record is inserted, or merged into the row of its key field
+ * by field (an event's value overwrites, a span's fills what is empty; a model call takes an
+ * event's time, a tool call its latest).
+ */
+function mergeSql(
+  table: "telemetry_model_calls" | "telemetry_tool_calls",
   columns: readonly string[],
   authority: FieldAuthority,
 ): string {
-  return columns.map((c) =>
+  const time = table === "telemetry_tool_calls"
+    ? `max(${table}.ts, excluded.ts)`
+    : authority === "event"
+    ? "excluded.ts"
+    : `${table}.ts`;
+  const merged = columns.map((c) =>
     authority === "event"
       ? `${c} = coalesce(excluded.${c}, ${table}.${c})`
       : `${c} = coalesce(${table}.${c}, excluded.${c})`
-  ).join(",\n      ");
+  ).join(", ");
+  return `INSERT INTO ${table} (call_key, agent, session_id, ts, ${columns.join(", ")})
+    VALUES (?, ?, ?, ?, ${columns.map(() => "?").join(", ")})
+    ON CONFLICT (call_key) DO UPDATE SET ts = ${time}, ${merged}
+    RETURNING ${RETURNED[table]}`;
 }
 
 const MODEL_CALL_FIELDS = [
@@ -302,49 +344,68 @@ interface StoredModelCall {
   counted: number;
 }
 
-function mergeModelCall(
-  db: DatabaseSync,
-  call: ModelCallInput,
-  priceOf: (record: UsageInput) => CallPrice,
-): void {
+/** The upsert of a model call record, by authority (built once). */
+const MERGE_MODEL_CALL: Record<FieldAuthority, string> = {
+  event: mergeSql("telemetry_model_calls", MODEL_CALL_FIELDS, "event"),
+  span: mergeSql("telemetry_model_calls", MODEL_CALL_FIELDS, "span"),
+};
+
+/** Merges a model call record; answers the merged row. */
+function mergeModelCall(db: DatabaseSync, call: ModelCallInput): StoredModelCall {
   const values = MODEL_CALL_FIELDS.map((field) => {
     const value = call[field];
     if (value === undefined) return null;
     return typeof value === "boolean" ? (value ? 1 : 0) : value;
   });
-  telemetryStatement(
-    db,
-    `
-    INSERT INTO telemetry_model_calls (call_key, agent, session_id, ts, ${
-      MODEL_CALL_FIELDS.join(", ")
-    })
-    VALUES (?, ?, ?, ?, ${MODEL_CALL_FIELDS.map(() => "?").join(", ")})
-    ON CONFLICT (call_key) DO UPDATE SET
-      ts = ${call.authority === "event" ? "excluded.ts" : "telemetry_model_calls.ts"},
-      ${mergeColumns("telemetry_model_calls", MODEL_CALL_FIELDS, call.authority)}
-  `,
-  ).run(call.call_key, call.agent, call.session_id, call.ts, ...values);
-  const row = telemetryStatement(
-    db,
-    `
-    SELECT agent, session_id, ts, model, request_id, outside_transcript, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_key, counted
-    FROM telemetry_model_calls WHERE call_key = ?
-  `,
-  ).get(call.call_key) as unknown as StoredModelCall;
-  countModelCall(db, call.call_key, row, priceOf);
+  return telemetryStatement(db, MERGE_MODEL_CALL[call.authority])
+    .get(
+      call.call_key,
+      call.agent,
+      call.session_id,
+      call.ts,
+      ...values,
+    ) as unknown as StoredModelCall;
 }
 
 /**
- * Decides which usage row counts a model call: the transcript's when it has the call, none
- * when the session has a transcript without it, else telemetry's own.
+ * Decides for each merged call which usage row counts it, and writes telemetry's own usage
+ * rows in one pass (one set of prepared statements for the whole export).
+ */
+function countModelCalls(
+  db: DatabaseSync,
+  calls: ReadonlyMap<string, StoredModelCall>,
+  hasTranscript: (sessionId: string) => boolean,
+  priceOf: (record: UsageInput) => CallPrice,
+): void {
+  const records: UsageInput[] = [];
+  const newlyCounted: string[] = [];
+  for (const [callKey, row] of calls) {
+    const record = countModelCall(db, callKey, row, hasTranscript);
+    if (record === undefined) continue;
+    records.push(record);
+    if (row.counted === 0) newlyCounted.push(callKey);
+  }
+  if (records.length === 0) return;
+  // Merging takes each count's larger value, so a span and an event of one call count once.
+  insertUsage(db, records, priceOf);
+  const link = telemetryStatement(
+    db,
+    "UPDATE telemetry_model_calls SET usage_key = ?, counted = 1 WHERE call_key = ?",
+  );
+  for (const callKey of newlyCounted) link.run(telemetryUsageKey(callKey), callKey);
+}
+
+/**
+ * Which usage row counts a model call: the transcript's when it has the call (linked here),
+ * none for a side request or when the session has a transcript without it, else telemetry's
+ * own — answered as the usage record to write.
  */
 function countModelCall(
   db: DatabaseSync,
   callKey: string,
   row: StoredModelCall,
-  priceOf: (record: UsageInput) => CallPrice,
-): void {
+  hasTranscript: (sessionId: string) => boolean,
+): UsageInput | undefined {
   const setLink = telemetryStatement(
     db,
     "UPDATE telemetry_model_calls SET usage_key = ?, counted = ? WHERE call_key = ?",
@@ -354,8 +415,8 @@ function countModelCall(
     : findTranscriptUsageKey(db, row.agent, row.request_id);
   if (transcriptKey !== undefined) {
     if (row.counted === 1 && row.usage_key !== null) withdrawTelemetryUsage(db, row.usage_key);
-    setLink.run(transcriptKey, 0, callKey);
-    return;
+    if (row.usage_key !== transcriptKey) setLink.run(transcriptKey, 0, callKey);
+    return undefined;
   }
   if (row.outside_transcript === 1) {
     // A side request: no transcript will ever count it, and so neither does telemetry.
@@ -363,20 +424,19 @@ function countModelCall(
       withdrawTelemetryUsage(db, row.usage_key);
       setLink.run(null, 0, callKey);
     }
-    return;
+    return undefined;
   }
-  if (row.counted === 0 && (row.usage_key !== null || sessionHasTranscript(db, row.session_id))) {
-    return;
+  if (row.counted === 0 && (row.usage_key !== null || hasTranscript(row.session_id))) {
+    return undefined;
   }
   const tokens = (row.input_tokens ?? 0) + (row.output_tokens ?? 0) +
     (row.cache_read_tokens ?? 0) + (row.cache_write_tokens ?? 0);
-  if (tokens === 0) return; // Nothing to count yet (a span that carries no usage).
-  const key = telemetryUsageKey(callKey);
+  if (tokens === 0) return undefined; // Nothing to count yet (a span that carries no usage).
   const usage: UsageInput = {
     agent: row.agent,
     session_id: row.session_id,
     ts: row.ts,
-    usage_key: key,
+    usage_key: telemetryUsageKey(callKey),
     input_tokens: row.input_tokens ?? 0,
     output_tokens: row.output_tokens ?? 0,
     cache_read_tokens: row.cache_read_tokens ?? 0,
@@ -384,9 +444,7 @@ function countModelCall(
     reasoning_tokens: row.reasoning_tokens ?? 0,
   };
   if (row.model !== null) usage.model = row.model;
-  // Merging takes each count's larger value, so a span and an event of one call count once.
-  insertUsage(db, [usage], priceOf);
-  if (row.counted === 0) setLink.run(key, 1, callKey);
+  return usage;
 }
 
 const TOOL_CALL_FIELDS = [
@@ -405,35 +463,33 @@ const TOOL_CALL_FIELDS = [
   "host_name",
 ] as const;
 
-function mergeToolCall(db: DatabaseSync, call: ToolCallInput): void {
+/** The upsert of a tool call record, by authority (built once). */
+const MERGE_TOOL_CALL: Record<FieldAuthority, string> = {
+  event: mergeSql("telemetry_tool_calls", TOOL_CALL_FIELDS, "event"),
+  span: mergeSql("telemetry_tool_calls", TOOL_CALL_FIELDS, "span"),
+};
+
+function mergeToolCall(
+  db: DatabaseSync,
+  call: ToolCallInput,
+  hasTranscript: (sessionId: string) => boolean,
+): void {
   const values = TOOL_CALL_FIELDS.map((field) => {
     const value = call[field];
     if (value === undefined) return null;
     return typeof value === "boolean" ? (value ? 1 : 0) : value;
   });
-  telemetryStatement(
-    db,
-    `
-    INSERT INTO telemetry_tool_calls (call_key, agent, session_id, ts, ${
-      TOOL_CALL_FIELDS.join(", ")
-    })
-    VALUES (?, ?, ?, ?, ${TOOL_CALL_FIELDS.map(() => "?").join(", ")})
-    ON CONFLICT (call_key) DO UPDATE SET
-      ts = max(telemetry_tool_calls.ts, excluded.ts),
-      ${mergeColumns("telemetry_tool_calls", TOOL_CALL_FIELDS, call.authority)}
-  `,
-  ).run(call.call_key, call.agent, call.session_id, call.ts, ...values);
-  const row = telemetryStatement(
-    db,
-    "SELECT counted, session_id FROM telemetry_tool_calls WHERE call_key = ?",
-  ).get(call.call_key) as { counted: number; session_id: string };
-  if (row.counted === 1 || sessionHasTranscript(db, row.session_id)) return;
+  const row = telemetryStatement(db, MERGE_TOOL_CALL[call.authority])
+    .get(call.call_key, call.agent, call.session_id, call.ts, ...values) as {
+      counted: number;
+      session_id: string;
+    };
+  if (row.counted === 1 || hasTranscript(row.session_id)) return;
   // No transcript of this session was read: the call is known from telemetry alone.
   telemetryStatement(db, "UPDATE sessions SET tool_calls = tool_calls + 1 WHERE session_id = ?")
     .run(row.session_id);
-  telemetryStatement(db, "UPDATE telemetry_tool_calls SET counted = 1 WHERE call_key = ?").run(
-    call.call_key,
-  );
+  telemetryStatement(db, "UPDATE telemetry_tool_calls SET counted = 1 WHERE call_key = ?")
+    .run(call.call_key);
 }
 
 function insertApiError(db: DatabaseSync, e: ApiErrorInput): boolean {

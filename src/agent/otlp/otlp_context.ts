@@ -12,7 +12,7 @@
  * @module
  */
 import type { JsonValue } from "../../model/agent_records.ts";
-import { redactValue } from "../redact/redact.ts";
+import { redactString, redactValue } from "../redact/redact.ts";
 import { capStrings } from "../values.ts";
 import type {
   TelemetryBatch,
@@ -136,7 +136,18 @@ const ATTRIBUTES_MAX = 64 * 1024;
  */
 export function storedAttributes(attrs: Attributes): string {
   const capped = capStrings(attrs as JsonValue, STRING_MAX, 400);
-  const text = JSON.stringify(redactValue(capped));
+  let text = JSON.stringify(capped);
+  // One pass over the whole text (its prefilter skips the common record with no secret at all);
+  // should a replacement ever leave the JSON unreadable, each value is redacted on its own.
+  const redacted = redactString(text);
+  if (redacted !== text) {
+    try {
+      JSON.parse(redacted);
+      text = redacted;
+    } catch {
+      text = JSON.stringify(redactValue(capped));
+    }
+  }
   if (text.length <= ATTRIBUTES_MAX) return text;
   return JSON.stringify({ "vantage.truncated": true, keys: Object.keys(attrs).slice(0, 200) });
 }

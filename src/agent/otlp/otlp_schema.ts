@@ -33,6 +33,11 @@ interface Schema {
 let schema: Schema | undefined;
 
 function load(): Schema {
+  // 64-bit integers (nanosecond times, counts) decode as numbers rather than Long objects: a
+  // span carries several, and a number is exact to the microsecond for times, which is all
+  // Vantage keeps. protobufjs reads this setting when it is (re)configured.
+  protobuf.util.Long = null as unknown as typeof protobuf.util.Long;
+  protobuf.configure();
   const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
   const collector = "opentelemetry.proto.collector";
   const types = (signal: string, name: string, rejectedField: SignalTypes["rejectedField"]) => ({
