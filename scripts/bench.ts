@@ -1,12 +1,13 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
- * includes redact), redact, perception, http, docs, writers (default: all).
+ * includes redact), redact, perception, http, docs, writers, otlp (default: all).
  */
 import { benchAgent } from "./bench/agent.ts";
 import { benchDocs, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
+import { benchOtlp } from "./bench/otlp.ts";
 import { benchPerception } from "./bench/perception.ts";
 import { benchRedaction } from "./bench/redaction.ts";
 import { benchWriters } from "./bench/writers.ts";
@@ -28,6 +29,7 @@ const suites: Record<string, () => Promise<void>> = {
   http: () => benchHttp(),
   docs: () => benchDocs(),
   writers: () => benchWriters(),
+  otlp: () => benchOtlp(),
 };
 
 // grep runs on its own; agent runs redact itself, so the default list leaves both out.

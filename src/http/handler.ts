@@ -34,6 +34,7 @@ import { type GuardOptions, guardRequest } from "./guard.ts";
 import { callerFromRequest } from "./http_caller.ts";
 import { handleMcp, surfaceOf } from "./mcp_http.ts";
 import { listOperations, type OpsContext, runOperation, runQuery } from "./ops_routes.ts";
+import { handleOtlp, type OtlpDependencies, otlpSignalOf } from "./otlp_routes.ts";
 import { boundedParam, readParam } from "./params.ts";
 import {
   errorResponse,
@@ -77,6 +78,8 @@ export interface HandlerDependencies {
   dashboard?: boolean;
   /** Where internal faults (the 500s) are logged (default: nowhere). */
   log?: Logger;
+  /** OpenTelemetry intake at `/v1/traces`, `/v1/metrics`, `/v1/logs` (503 without it). */
+  otlp?: OtlpDependencies;
 }
 
 /** A request handler. */
@@ -112,6 +115,12 @@ export function createHandler(deps: HandlerDependencies): Handler {
     try {
       const url = new URL(request.url);
       const path = url.pathname;
+      const otlpSignal = otlpSignalOf(path);
+      if (otlpSignal !== undefined) {
+        // OTLP answers every failure in its own encoding; the guard is /api/*'s.
+        const guard = () => guardRequest(request, deps.guard, true);
+        return await handleOtlp(request, otlpSignal, guard, deps.otlp, deps.log);
+      }
       const isApi = path.startsWith("/api/") || path === "/api" || path === "/mcp";
       guardRequest(request, deps.guard, isApi);
       if (path === "/api/health") {

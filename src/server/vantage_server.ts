@@ -16,6 +16,7 @@ import {
   storePreparedEvent,
 } from "../agent/hooks/hook_intake.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
+import { takeOtlpExport } from "../agent/otlp/otlp_intake.ts";
 import { replaySpool } from "../agent/hooks/spool.ts";
 import { TranscriptTailer } from "../agent/transcripts/transcript_tailer.ts";
 import type { AgentName } from "../model/agent_records.ts";
@@ -129,6 +130,7 @@ async function startHolding(
   const prices = loadPriceOverrides(paths.home);
   const started = Date.now();
   let hooksStored = 0;
+  let telemetryExports = 0;
   const events = new EventBus();
   const perception = new PerceptionEngine({
     db,
@@ -316,6 +318,7 @@ async function startHolding(
       ...storeHealthOf(paths.home),
       uptime_ms: Date.now() - started,
       hooks_stored: hooksStored,
+      telemetry_exports: telemetryExports,
       pid: Deno.pid,
       live_subscribers: events.subscribers,
     }),
@@ -324,6 +327,18 @@ async function startHolding(
     events,
     promptsDir: paths.prompts,
     log,
+    otlp: {
+      take: (signal, body, encoding) => {
+        try {
+          const result = takeOtlpExport(db, signal, body, encoding, { prices });
+          telemetryExports++;
+          return result;
+        } catch (error) {
+          noticeDamageIn(paths.home, error);
+          throw error;
+        }
+      },
+    },
   });
 
   const abort = new AbortController();

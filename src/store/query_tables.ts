@@ -55,6 +55,13 @@ export const QUERY_TABLES: readonly QueryTable[] = [
   { name: "project_state", scopes: AGENT, holds: "each project's sensed state" },
   { name: "injections", scopes: AGENT, holds: "the context last injected into each session" },
   { name: "tool_outcomes", scopes: AGENT, holds: "how tool calls ended, read from transcripts" },
+  { name: "telemetry_spans", scopes: AGENT, holds: "OpenTelemetry spans agents and apps sent" },
+  { name: "telemetry_logs", scopes: AGENT, holds: "OpenTelemetry log records (agent events)" },
+  { name: "telemetry_metric_points", scopes: AGENT, holds: "OpenTelemetry metric data points" },
+  { name: "telemetry_sessions", scopes: AGENT, holds: "the user and host of each session" },
+  { name: "telemetry_model_calls", scopes: AGENT, holds: "model calls: latency, tokens, cost" },
+  { name: "telemetry_tool_calls", scopes: AGENT, holds: "tool calls: duration, outcome, decision" },
+  { name: "telemetry_api_errors", scopes: AGENT, holds: "model API errors agents reported" },
 
   { name: "docs_state", scopes: DOCS, holds: "document memory bookkeeping" },
   { name: "docs_chunks", scopes: DOCS, holds: "document bytes, in chunks" },

@@ -20,6 +20,10 @@ import { overviewOperation } from "./overview.ts";
 import { searchSessionsOperation } from "./search_sessions.ts";
 import { sessionTimelineOperation } from "./session_timeline.ts";
 import { usageTimeseriesOperation } from "./usage_timeseries.ts";
+import { apiErrorsOperation } from "./api_errors.ts";
+import { costBurnOperation } from "./cost_burn.ts";
+import { latencyOperation } from "./latency.ts";
+import { toolPerformanceOperation } from "./tool_performance.ts";
 
 /** The built-in `agent` cassette. */
 export const agentCassette: Cassette = {
@@ -44,5 +48,10 @@ export const agentCassette: Cassette = {
     usageTimeseriesOperation,
     sessionTimelineOperation,
     listAnomaliesOperation,
+    // From the agents' OpenTelemetry: what transcripts cannot tell (timings, API errors).
+    latencyOperation,
+    toolPerformanceOperation,
+    apiErrorsOperation,
+    costBurnOperation,
   ],
 };

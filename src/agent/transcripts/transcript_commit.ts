@@ -16,6 +16,7 @@ import {
   upsertSessionFacts,
 } from "../../store/agent_writes.ts";
 import { type CompletedToolEvent, recordToolOutcomes } from "../../store/tool_outcomes.ts";
+import { settleTelemetryCounts } from "../../store/telemetry_settle.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
 import type {
@@ -123,6 +124,10 @@ export function commitBatch(
       (record) => callPrice(record, options.prices),
     );
     counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
+    // The transcript now counts these sessions' calls: what telemetry counted for them goes.
+    settleTelemetryCounts(db, [
+      ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
+    ]);
     saveTranscriptCursor(db, cursor, options.now);
   });
   for (const m of batch.messages) counts.sessions.add(m.session_id);

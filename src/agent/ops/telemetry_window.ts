@@ -1,0 +1,57 @@
+/**
+ * What the telemetry operations share: their window and bucket arguments,
+ * and the note an answer carries when no telemetry arrived, so an empty
+ * table reads as "nothing was sent" rather than "nothing happened".
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { AgentContext } from "./common.ts";
+import { resolveAgentFilter } from "./common.ts";
+import { resolveWindow, type TimeWindow } from "./dashboard_window.ts";
+import { chooseBucketMin } from "./usage_timeseries.ts";
+
+/** Schema of `bucket_min`. */
+export const bucketMinSchema: z.ZodOptional<z.ZodNumber> = z.number().int().optional().describe(
+  "Bucket size in minutes (default: chosen for about 100 buckets; at most 400 buckets)",
+);
+
+/** A resolved window with its agent filter and bucket size. */
+export interface TelemetryScope {
+  /** The window. */
+  window: TimeWindow;
+  /** Its end, ms (now when open). */
+  end: number;
+  /** Agents to include (undefined: all). */
+  agents?: string[];
+  /** Bucket size, minutes. */
+  bucketMin: number;
+}
+
+/** Resolves the window, agent filter and bucket size of a telemetry operation. */
+export function telemetryScope(
+  ctx: AgentContext,
+  input: { since_min?: number; until_min?: number; bucket_min?: number; agent_source?: string },
+  defaultMin: number,
+): TelemetryScope {
+  const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
+  const window = resolveWindow(ctx.now, input.since_min, input.until_min, defaultMin);
+  const end = Math.min(window.until, ctx.now);
+  const scope: TelemetryScope = {
+    window,
+    end,
+    bucketMin: chooseBucketMin((end - window.since) / 60_000, input.bucket_min),
+  };
+  if (filter.agents !== undefined) scope.agents = filter.agents;
+  return scope;
+}
+
+/** The note of an answer built from no telemetry at all. */
+export const NO_TELEMETRY_NOTE =
+  "No OpenTelemetry arrived in this window: point the agents' OTLP exporters at this server " +
+  "(e.g. CLAUDE_CODE_ENABLE_TELEMETRY=1 with OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:14300)";
+
+/** Rounds a duration to 0.1 ms (null stays null). */
+export function ms(value: number | null | undefined): number | null {
+  return value === null || value === undefined ? null : Math.round(value * 10) / 10;
+}

@@ -1,0 +1,125 @@
+/**
+ * `agent.tool_performance`: per tool, calls, success rate, p50 and p95
+ * duration and the trend against the window before, and the latest failed
+ * calls with their error type — from the agents' OpenTelemetry (Claude
+ * Code's `tool_result` events and tool spans, Codex's `tool_result`, GenAI
+ * `execute_tool` spans).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineOperation, type Operation } from "../../ops/operation.ts";
+import {
+  recentToolFailures,
+  type TelemetryWindow,
+  toolDurations,
+  toolStats,
+} from "../../store/telemetry_reads.ts";
+import { agentContext, agentSourceSchema, clamp, iso, READ_ONLY } from "./common.ts";
+import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
+import { ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";
+
+/** The `agent.tool_performance` operation. */
+export const toolPerformanceOperation: Operation = defineOperation({
+  id: "agent.tool_performance",
+  title: "Tool performance",
+  description:
+    "Per tool, from the agents' OpenTelemetry: calls, failures and success rate, p50 and p95 duration, and the trend against the window just before (calls and p95 then); plus the latest failed calls with their error type. Use it to find the tool that fails or slows the agent down.",
+  input: z.object({
+    since_min: sinceMinSchema(1440),
+    until_min: untilMinSchema,
+    agent_source: agentSourceSchema,
+    failures: z.number().int().optional().describe("Recent failures listed, 0-100 (default 20)"),
+  }),
+  output: z.object({
+    since: z.string(),
+    until: z.string(),
+    tools: z.array(z.object({
+      tool: z.string(),
+      calls: z.number().int(),
+      failed: z.number().int(),
+      success_rate: z.number().nullable().describe(
+        "Succeeded / calls with a known outcome, 0-1",
+      ),
+      p50_ms: z.number().nullable(),
+      p95_ms: z.number().nullable(),
+      avg_ms: z.number().nullable(),
+      trend: z.object({
+        previous_calls: z.number().int(),
+        previous_p95_ms: z.number().nullable(),
+        p95_change_pct: z.number().nullable(),
+      }),
+    })),
+    recent_failures: z.array(z.object({
+      at: z.string(),
+      agent: z.string(),
+      session_id: z.string(),
+      tool: z.string().nullable(),
+      error_type: z.string().nullable(),
+      error: z.string().nullable(),
+      duration_ms: z.number().nullable(),
+      tool_use_id: z.string().nullable(),
+    })),
+    note: z.string().optional(),
+  }),
+  scopes: ["agent:read"],
+  annotations: READ_ONLY,
+  run(context, input) {
+    const ctx = agentContext(context);
+    const scope = telemetryScope(ctx, input, 1440);
+    const window: TelemetryWindow = {
+      since: scope.window.since,
+      until: scope.window.until,
+      ...(scope.agents !== undefined ? { agents: scope.agents } : {}),
+    };
+    const length = scope.end - scope.window.since;
+    const previous: TelemetryWindow = {
+      ...window,
+      since: scope.window.since - length,
+      until: scope.window.since,
+    };
+    const stats = toolStats(ctx.db, window);
+    const durations = new Map(toolDurations(ctx.db, window).map((r) => [r.key, r]));
+    const before = new Map(toolStats(ctx.db, previous).map((r) => [r.tool_name, r]));
+    const beforeDurations = new Map(toolDurations(ctx.db, previous).map((r) => [r.key, r]));
+    const tools = stats.map((row) => {
+      const d = durations.get(row.tool_name);
+      const p95 = ms(d?.p95);
+      const previousP95 = ms(beforeDurations.get(row.tool_name)?.p95);
+      const known = row.succeeded + row.failed;
+      return {
+        tool: row.tool_name,
+        calls: row.calls,
+        failed: row.failed,
+        success_rate: known === 0 ? null : Math.round((row.succeeded / known) * 1000) / 1000,
+        p50_ms: ms(d?.p50),
+        p95_ms: p95,
+        avg_ms: ms(row.avg_ms),
+        trend: {
+          previous_calls: before.get(row.tool_name)?.calls ?? 0,
+          previous_p95_ms: previousP95,
+          p95_change_pct: p95 === null || previousP95 === null || previousP95 === 0
+            ? null
+            : Math.round(((p95 - previousP95) / previousP95) * 1000) / 10,
+        },
+      };
+    });
+    const failures = recentToolFailures(ctx.db, window, clamp(input.failures, 0, 100, 20));
+    return {
+      since: iso(scope.window.since),
+      until: windowEnd(scope.window, ctx.now),
+      tools,
+      recent_failures: failures.map((f) => ({
+        at: iso(f.ts),
+        agent: f.agent,
+        session_id: f.session_id,
+        tool: f.tool_name,
+        error_type: f.error_type,
+        error: f.error,
+        duration_ms: ms(f.duration_ms),
+        tool_use_id: f.tool_use_id,
+      })),
+      ...(tools.length === 0 ? { note: NO_TELEMETRY_NOTE } : {}),
+    };
+  },
+});

@@ -1,0 +1,350 @@
+/**
+ * Reads a decoded export request into what the store keeps: every span, log
+ * record and metric point as received, and from the agents' own records the
+ * sessions, model calls, tool calls and API errors they describe.
+ *
+ * An item OTLP itself calls invalid is rejected and counted (the answer's
+ * partial success): a span whose trace id is not 16 bytes or whose span id
+ * is not 8 (or either is all zeros), a number point with no value or a value
+ * that is not finite. Everything else is accepted.
+ *
+ * @module
+ */
+import { emptyTelemetryBatch, type TelemetryBatch } from "../../store/telemetry_records.ts";
+import { mapClaudeCodeEvent, mapClaudeCodeSpan } from "./otlp_claude_code.ts";
+import { mapCodexEvent } from "./otlp_codex.ts";
+import {
+  agentOf,
+  noteSession,
+  originOf,
+  type RecordSource,
+  sessionOf,
+  storedAttributes,
+  storedText,
+} from "./otlp_context.ts";
+import type { ExportRequest } from "./otlp_decode.ts";
+import { mapGenAiSpan } from "./otlp_genai.ts";
+import type { OtlpSignal } from "./otlp_schema.ts";
+import type {
+  DistributionDataPoint,
+  LogRecord,
+  LogsRequest,
+  MetricsRequest,
+  NumberDataPoint,
+  Resource,
+  Scope,
+  Span,
+  TracesRequest,
+} from "./otlp_types.ts";
+import { anyValue, attributes, attrString, hex, int64, nanosToMs } from "./otlp_values.ts";
+
+/** What one request yielded. */
+export interface MappedExport {
+  /** The records to store. */
+  batch: TelemetryBatch;
+  /** Items (spans, data points, log records) in the request. */
+  items: number;
+  /** Items rejected as invalid. */
+  rejected: number;
+  /** Why, for the partial-success message (the first few reasons). */
+  reasons: string[];
+}
+
+/** Reads `request` of `signal`; `now` stands in for a log record without any time. */
+export function mapExport(signal: OtlpSignal, request: ExportRequest, now: number): MappedExport {
+  const mapped: MappedExport = { batch: emptyTelemetryBatch(), items: 0, rejected: 0, reasons: [] };
+  if (signal === "traces") mapTraces(request as TracesRequest, mapped);
+  else if (signal === "logs") mapLogs(request as LogsRequest, mapped, now);
+  else mapMetrics(request as MetricsRequest, mapped);
+  return mapped;
+}
+
+function reject(mapped: MappedExport, reason: string): void {
+  mapped.rejected++;
+  if (mapped.reasons.length < 3 && !mapped.reasons.includes(reason)) mapped.reasons.push(reason);
+}
+
+function sourceOf(resource: Resource | null | undefined, scope: Scope | null | undefined) {
+  const attrs = attributes(resource?.attributes);
+  const source: RecordSource = { resource: attrs, scope: scope?.name ?? "" };
+  const service = attrString(attrs, "service.name");
+  if (service !== undefined) source.service = service;
+  return source;
+}
+
+function validId(bytes: Uint8Array | null | undefined, length: number): boolean {
+  if (bytes === undefined || bytes === null || bytes.length !== length) return false;
+  for (const byte of bytes) if (byte !== 0) return true;
+  return false;
+}
+
+function mapTraces(request: TracesRequest, mapped: MappedExport): void {
+  for (const rs of request.resourceSpans ?? []) {
+    for (const ss of rs.scopeSpans ?? []) {
+      const source = sourceOf(rs.resource, ss.scope);
+      for (const span of ss.spans ?? []) {
+        mapped.items++;
+        mapSpan(span, source, mapped);
+      }
+    }
+  }
+}
+
+function mapSpan(span: Span, source: RecordSource, mapped: MappedExport): void {
+  if (!validId(span.traceId, 16)) {
+    reject(mapped, "a span's traceId must be 16 bytes, not all zero");
+    return;
+  }
+  if (!validId(span.spanId, 8)) {
+    reject(mapped, "a span's spanId must be 8 bytes, not all zero");
+    return;
+  }
+  const traceId = hex(span.traceId);
+  const spanId = hex(span.spanId);
+  const parent = span.parentSpanId !== undefined && span.parentSpanId !== null &&
+      span.parentSpanId.length > 0
+    ? hex(span.parentSpanId)
+    : undefined;
+  const startNs = int64(span.startTimeUnixNano);
+  const endNs = int64(span.endTimeUnixNano);
+  const startMs = startNs / 1e6;
+  const durationMs = Math.max(0, (endNs - startNs) / 1e6);
+  const name = span.name ?? "";
+  const attrs = attributes(span.attributes);
+  const agent = agentOf(source, name, attrs);
+  const sessionId = agent === undefined ? undefined : sessionOf(attrs, source, agent, traceId);
+  const statusCode = span.status?.code ?? 0;
+  const statusMessage = span.status?.message || undefined;
+  const stored = {
+    trace_id: traceId,
+    span_id: spanId,
+    name,
+    kind: span.kind ?? 0,
+    start_ts: Math.round(startMs),
+    duration_ms: durationMs,
+    status_code: statusCode,
+    attributes: storedAttributes(attrs),
+  };
+  mapped.batch.spans.push({
+    ...stored,
+    ...(parent !== undefined ? { parent_span_id: parent } : {}),
+    ...(source.service !== undefined ? { service: source.service } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
+    ...(statusMessage !== undefined ? { status_message: storedText(statusMessage, 500) } : {}),
+  });
+  if (agent === undefined || sessionId === undefined) return;
+  const ts = Math.round(startMs + durationMs);
+  const origin = originOf(attrs, source);
+  noteSession(mapped.batch, sessionId, agent, ts, origin);
+  const record = {
+    batch: mapped.batch,
+    agent,
+    sessionId,
+    ts,
+    attrs,
+    origin,
+    name,
+    traceId,
+    spanId,
+    startMs,
+    durationMs,
+    statusCode,
+    ...(statusMessage !== undefined ? { statusMessage } : {}),
+  };
+  if (agent === "claude_code" && mapClaudeCodeSpan(record)) return;
+  mapGenAiSpan(record);
+}
+
+function mapLogs(request: LogsRequest, mapped: MappedExport, now: number): void {
+  for (const rl of request.resourceLogs ?? []) {
+    for (const sl of rl.scopeLogs ?? []) {
+      const source = sourceOf(rl.resource, sl.scope);
+      for (const record of sl.logRecords ?? []) {
+        mapped.items++;
+        mapLog(record, source, mapped, now);
+      }
+    }
+  }
+}
+
+function bodyText(record: LogRecord): string | undefined {
+  const body = anyValue(record.body);
+  if (body === null) return undefined;
+  return typeof body === "string" ? body : JSON.stringify(body);
+}
+
+function mapLog(record: LogRecord, source: RecordSource, mapped: MappedExport, now: number): void {
+  const time = nanosToMs(record.timeUnixNano) || nanosToMs(record.observedTimeUnixNano) || now;
+  const ts = Math.round(time);
+  const attrs = attributes(record.attributes);
+  const body = bodyText(record);
+  // Claude Code names its events in the body and `event.name`; OTLP 1.5+ has a field for it.
+  const eventName = attrString(attrs, "event.name") || record.eventName || undefined;
+  const fullName = body !== undefined && /^[a-z_]+\.[a-z_.]+$/.test(body) ? body : eventName ?? "";
+  const agent = agentOf(source, fullName, attrs);
+  const traceId = hex(record.traceId);
+  const sessionId = agent === undefined ? undefined : sessionOf(attrs, source, agent, traceId);
+  const sequence = attrString(attrs, "event.sequence");
+  const key = sequence ?? String(int64(record.timeUnixNano) || ts);
+  mapped.batch.logs.push({
+    ts,
+    attributes: storedAttributes(attrs),
+    ...(agent !== undefined && sessionId !== undefined && sequence !== undefined
+      ? { dedupe_key: `${agent}:${sessionId}:${sequence}` }
+      : {}),
+    ...(source.service !== undefined ? { service: source.service } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
+    ...(eventName !== undefined ? { event_name: eventName } : {}),
+    ...(record.severityNumber ? { severity: record.severityNumber } : {}),
+    ...(body !== undefined ? { body: storedText(body, 4_000) } : {}),
+    ...(traceId !== "" ? { trace_id: traceId } : {}),
+    ...(record.spanId !== undefined && record.spanId !== null && record.spanId.length > 0
+      ? { span_id: hex(record.spanId) }
+      : {}),
+  });
+  if (agent === undefined || sessionId === undefined) return;
+  const origin = originOf(attrs, source);
+  noteSession(mapped.batch, sessionId, agent, ts, origin);
+  const name = (eventName ?? fullName).replace(/^(claude_code|codex)\./, "");
+  const event = { batch: mapped.batch, agent, sessionId, ts, attrs, origin, name, key };
+  if (agent === "claude_code") mapClaudeCodeEvent(event);
+  else if (agent === "codex") mapCodexEvent(event);
+}
+
+function mapMetrics(request: MetricsRequest, mapped: MappedExport): void {
+  for (const rm of request.resourceMetrics ?? []) {
+    for (const sm of rm.scopeMetrics ?? []) {
+      const source = sourceOf(rm.resource, sm.scope);
+      for (const metric of sm.metrics ?? []) {
+        const name = metric.name ?? "";
+        const unit = metric.unit || undefined;
+        const common = { name, ...(unit !== undefined ? { unit } : {}) };
+        switch (metric.data) {
+          case "gauge":
+            for (const point of metric.gauge?.dataPoints ?? []) {
+              numberPoint(point, source, mapped, { ...common, kind: "gauge" });
+            }
+            break;
+          case "sum":
+            for (const point of metric.sum?.dataPoints ?? []) {
+              numberPoint(point, source, mapped, {
+                ...common,
+                kind: "sum",
+                temporality: metric.sum?.aggregationTemporality ?? 0,
+                monotonic: metric.sum?.isMonotonic ?? false,
+              });
+            }
+            break;
+          case "histogram":
+          case "exponentialHistogram":
+          case "summary": {
+            const data = metric.data === "histogram"
+              ? metric.histogram
+              : metric.data === "summary"
+              ? metric.summary
+              : metric.exponentialHistogram;
+            const temporality = data !== undefined && data !== null &&
+                "aggregationTemporality" in data &&
+                typeof data.aggregationTemporality === "number"
+              ? data.aggregationTemporality
+              : undefined;
+            for (const point of data?.dataPoints ?? []) {
+              distributionPoint(point, source, mapped, {
+                ...common,
+                kind: metric.data === "exponentialHistogram"
+                  ? "exponential_histogram"
+                  : metric.data,
+                ...(temporality !== undefined ? { temporality } : {}),
+              });
+            }
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+interface MetricCommon {
+  name: string;
+  unit?: string;
+  kind: string;
+  temporality?: number;
+  monotonic?: boolean;
+}
+
+function pointContext(
+  attrsList: NumberDataPoint["attributes"],
+  source: RecordSource,
+  mapped: MappedExport,
+  name: string,
+  ts: number,
+) {
+  const attrs = attributes(attrsList);
+  const agent = agentOf(source, name, attrs);
+  const sessionId = agent === undefined ? undefined : sessionOf(attrs, source, agent, "");
+  if (agent !== undefined && sessionId !== undefined) {
+    noteSession(mapped.batch, sessionId, agent, ts, originOf(attrs, source));
+  }
+  return {
+    attributes: storedAttributes(attrs),
+    ...(source.service !== undefined ? { service: source.service } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
+  };
+}
+
+function numberPoint(
+  point: NumberDataPoint,
+  source: RecordSource,
+  mapped: MappedExport,
+  common: MetricCommon,
+): void {
+  mapped.items++;
+  const value = point.value === "asDouble"
+    ? point.asDouble
+    : point.value === "asInt"
+    ? int64(point.asInt)
+    : undefined;
+  if (value === undefined || !Number.isFinite(value)) {
+    reject(mapped, `a ${common.kind} data point of ${common.name} has no finite value`);
+    return;
+  }
+  const ts = Math.round(nanosToMs(point.timeUnixNano));
+  const start = Math.round(nanosToMs(point.startTimeUnixNano));
+  mapped.batch.metricPoints.push({
+    ...common,
+    ts,
+    ...(start > 0 ? { start_ts: start } : {}),
+    value,
+    ...pointContext(point.attributes, source, mapped, common.name, ts),
+  });
+}
+
+function distributionPoint(
+  point: DistributionDataPoint,
+  source: RecordSource,
+  mapped: MappedExport,
+  common: MetricCommon,
+): void {
+  mapped.items++;
+  const ts = Math.round(nanosToMs(point.timeUnixNano));
+  const start = Math.round(nanosToMs(point.startTimeUnixNano));
+  const finite = (n: number | null | undefined) =>
+    typeof n === "number" && Number.isFinite(n) ? n : undefined;
+  const sum = finite(point.sum);
+  const min = finite(point.min);
+  const max = finite(point.max);
+  mapped.batch.metricPoints.push({
+    ...common,
+    ts,
+    ...(start > 0 ? { start_ts: start } : {}),
+    count: int64(point.count),
+    ...(sum !== undefined ? { sum } : {}),
+    ...(min !== undefined ? { min } : {}),
+    ...(max !== undefined ? { max } : {}),
+    ...pointContext(point.attributes, source, mapped, common.name, ts),
+  });
+}
