@@ -62,7 +62,7 @@ export function languageFromPath(path: string): CodeLanguage | undefined {
  *
  * const graph = extractCodeGraph(
  *   "src/app.ts",
- *   'import { parse } from "../memory/parser.ts";\nexport function main() {\n  return parse("x");\n}\n',
+ *   'import { parse } from "./parser.ts";\nexport function main() {\n  return parse("x");\n}\n',
  * );
  * graph.edges.map((e) => `${e.relation} ${e.to}`);
  * // ["IMPORTS module:./parser.ts", "DEFINES symbol:src/app.ts#main", "CALLS ref:parse"]

@@ -3,15 +3,15 @@ import { extractCodeGraph } from "../../../src/docs/code_graph.ts";
 import { assertConsistent, assertEdge, assertNoEdge, edges } from "./graph_asserts.ts";
 
 Deno.test("TypeScript: imports, definitions, heritage and calls", () => {
-  const source = `import { parse, format as fmt } from "../../memory/code_graph/parser.ts";
+  const source = `import { parse, format as fmt } from "./parser.ts";
 import * as path from "node:path";
 import type {
   Options,
   Other,
-} from "../../memory/code_graph/types.ts";
-export { helper } from "../../memory/code_graph/helper.ts";
+} from "./types.ts";
+export { helper } from "./helper.ts";
 const fs = require("node:fs");
-// import { fake } from "../../memory/code_graph/commented.ts";
+// import { fake } from "./commented.ts";
 const s = "import x from 'nope'";
 
 export interface Shape extends Base, Generic<A, B> {
@@ -88,7 +88,7 @@ export const main = async (args: string[]) => {
 Deno.test("JavaScript: CommonJS destructuring and dynamic import", () => {
   const graph = extractCodeGraph(
     "lib/index.js",
-    `const { readFile, writeFile: write } = require("fs");\nasync function run() {\n  const m = await import("../../memory/code_graph/mod.js");\n  readFile("a");\n  write("b");\n}\n`,
+    `const { readFile, writeFile: write } = require("fs");\nasync function run() {\n  const m = await import("./mod.js");\n  readFile("a");\n  write("b");\n}\n`,
   );
   assertConsistent(graph);
   assertEdge(graph, "IMPORTS", "file:lib/index.js", "module:fs");
