@@ -1,5 +1,5 @@
 /**
- * What the `docs` and `session` operations share: the store, clock and
+ * What the `docs` and `doc_session` operations share: the store, clock and
  * embedder from the context, and the parameter schemas several of them use
  * (session scope, tags, metadata).
  *
