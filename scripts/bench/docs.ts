@@ -24,7 +24,7 @@ import {
   rankDocuments,
   type SearchMode,
 } from "../../src/docs/doc_search.ts";
-import { HashedEmbedder, STOPWORDS } from "../../src/docs/embedder.ts";
+import { HashedEmbedder, STOPWORDS } from "../../src/docs/hashed_embedder.ts";
 import { readContent } from "../../src/docs/content_store.ts";
 import { splitLines } from "../../src/docs/snippet.ts";
 import { decodeText } from "../../src/docs/text_extract.ts";

@@ -1,14 +1,37 @@
 /**
- * The pure parsing layer of ingestion: hook normalization, secret redaction, JSONL reading,
- * per-agent transcript parsers and model pricing. Nothing here touches the store or the
- * network; the tailers and the hook endpoint are built on top of it.
+ * The agent feature's public face: what agents did, taken in and read back.
+ * Hook intake (normalization, limits, the spool a hook falls back to),
+ * transcript parsers and the tailer that follows them, usage pricing, secret
+ * redaction, history backfill, and the `agent` cassette of operations that
+ * read it all. Code outside `src/agent/` imports the feature from here.
+ *
+ * One import bypasses this face on purpose: `vantage hook` runs on every
+ * agent tool call, so it loads `hooks/hook_delivery.ts` alone rather than
+ * this module, which brings the operations (and zod) with it.
  *
  * @module
  */
 
 export * from "../model/agent_records.ts";
+export { agentCassette } from "./ops/cassette.ts";
+export { backfill } from "./backfill.ts";
+export type { BackfillOptions, BackfillProgress, BackfillSummary } from "./backfill.ts";
+export { deliverHook } from "./hooks/hook_delivery.ts";
+export type { DeliveryOutcome, DeliveryRequest } from "./hooks/hook_delivery.ts";
+export {
+  awaitsToolOutcome,
+  prepareHookDelivery,
+  storePreparedEvent,
+  takeHookDelivery,
+} from "./hooks/hook_intake.ts";
+export type { HookDelivery, IntakeResult, PreparedDelivery } from "./hooks/hook_intake.ts";
+export { DELIVERY_ID_MAX_CHARS, envelopeProblem, oversizedHookField } from "./hooks/hook_limits.ts";
+export type { DeliveryEnvelope } from "./hooks/hook_limits.ts";
 export { canonicalEventName, normalizeHookPayload } from "./hooks/hook_normalizer.ts";
 export type { NormalizeHookOptions } from "./hooks/hook_normalizer.ts";
+export { startServerInBackground } from "./hooks/server_autostart.ts";
+export { appendToSpool, replaySpool } from "./hooks/spool.ts";
+export type { ReplayCounts, SpoolEntry } from "./hooks/spool.ts";
 export { redactionMarker, redactString, redactUnknown, redactValue } from "./redact/redact.ts";
 export { readJsonlLines } from "./transcripts/jsonl_reader.ts";
 export type { JsonlLine, JsonlReadOptions, JsonlReadResult } from "./transcripts/jsonl_reader.ts";
@@ -28,5 +51,16 @@ export {
 export { createTranscriptParser } from "./transcripts/transcript_parser.ts";
 export { detectAgentFromPath, transcriptSources } from "./transcripts/transcript_paths.ts";
 export type { TranscriptSource } from "./transcripts/transcript_paths.ts";
-export { costOf, DEFAULT_PRICES, normalizeModelId, priceFor } from "./usage/pricing.ts";
-export type { ModelPrice, TokenCounts } from "./usage/pricing.ts";
+export { findTranscriptFiles, TranscriptTailer } from "./transcripts/transcript_tailer.ts";
+export type { TailerOptions, TranscriptFile } from "./transcripts/transcript_tailer.ts";
+export { loadPriceOverrides, priceOverridesPath } from "./usage/price_overrides.ts";
+export {
+  costOf,
+  DEFAULT_PRICES,
+  matchPrice,
+  normalizeModelId,
+  PRICE_SOURCES,
+  PRICE_TABLE_DATE,
+  priceFor,
+} from "./usage/pricing.ts";
+export type { ModelPrice, PriceRates, PriceSource, TokenCounts } from "./usage/pricing.ts";

@@ -6,7 +6,15 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, readStdin, writeStdout } from "./command.ts";
-import { formatBytes, listFlag, runDocsOperation, setDefined, stringFlag } from "./docs_common.ts";
+import {
+  formatBytes,
+  listFlag,
+  OUTPUT_FLAGS,
+  runDocsOperation,
+  setDefined,
+  sharedFlagsHelp,
+  stringFlag,
+} from "./docs_common.ts";
 
 /** The `add` command. */
 export const command: Command = {
@@ -28,9 +36,7 @@ Options:
   --exclude GLOBS     Leave out files matching these globs (comma-separated)
   --no-recursive      Do not descend into sub-folders
   --no-session        Do not attach the current session
-  --scopes LIST       Act with these scopes (default: all local scopes)
-  --json              Print the operation's result as JSON
-  -h, --help          Show this help`,
+${sharedFlagsHelp(22)}`,
   async run(args) {
     const { values, positionals } = parseFlags("add", args, {
       name: { type: "string" },
@@ -42,8 +48,7 @@ Options:
       exclude: { type: "string" },
       "no-recursive": { type: "boolean" },
       "no-session": { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...OUTPUT_FLAGS,
     }, Infinity);
     if (positionals.length === 0) {
       throw new VantageError(

@@ -39,6 +39,47 @@ export async function runDocsOperation(
   }
 }
 
+/** The flags every document command takes: the scopes it acts with, and JSON output. */
+export const OUTPUT_FLAGS = {
+  scopes: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** The flags of the commands that can keep to a document session (`search`, `grep`, `ls`). */
+export const SESSION_FLAGS = {
+  session: { type: "string" },
+  "use-session": { type: "boolean" },
+} as const;
+
+/**
+ * The `--help` lines of the shared flags (the session ones when `session`),
+ * each description starting at `column` as the command's own lines do;
+ * `json` words what `--json` prints when it is more than the result.
+ */
+export function sharedFlagsHelp(
+  column: number,
+  options: { session?: boolean; json?: string } = {},
+): string {
+  const lines: Array<[string, string]> = [];
+  if (options.session === true) {
+    lines.push(["--session NAME", "Only documents of this session"]);
+    lines.push(["--use-session", "Only documents of the current session"]);
+  }
+  lines.push(["--scopes LIST", "Act with these scopes (default: all local scopes)"]);
+  lines.push(["--json", options.json ?? "Print the operation's result as JSON"]);
+  lines.push(["-h, --help", "Show this help"]);
+  return lines.map(([flag, text]) => `  ${flag.padEnd(column - 2)}${text}`).join("\n");
+}
+
+/** Sets an operation's document-session scope from `--session` and `--use-session`. */
+export function setSessionScope(
+  params: Record<string, unknown>,
+  values: Record<string, string | boolean | undefined>,
+): void {
+  setDefined(params, "session", stringFlag(values.session));
+  if (values["use-session"] === true) params.use_session = true;
+}
+
 /** Reads a positive integer flag, naming the flag when the value is not one. */
 export function integerFlag(
   name: string,

@@ -7,7 +7,7 @@
 import { Buffer } from "node:buffer";
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
-import { runDocsOperation, stringFlag } from "./docs_common.ts";
+import { OUTPUT_FLAGS, runDocsOperation, sharedFlagsHelp, stringFlag } from "./docs_common.ts";
 
 /** The `get` command. */
 export const command: Command = {
@@ -23,16 +23,13 @@ Options:
   -o, --output FILE   Write the content to FILE (inside VANTAGE_ROOTS) instead of printing it
   -f, --force         With --output: replace FILE if it exists
   --info              Print the document's details instead of its content
-  --scopes LIST       Act with these scopes (default: all local scopes)
-  --json              Print the operation's result as JSON (details and content)
-  -h, --help          Show this help`,
+${sharedFlagsHelp(22, { json: "Print the operation's result as JSON (details and content)" })}`,
   async run(args) {
     const { values, positionals } = parseFlags("get", args, {
       output: { type: "string", short: "o" },
       force: { type: "boolean", short: "f" },
       info: { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...OUTPUT_FLAGS,
     }, 1);
     const target = positionals[0];
     if (target === undefined) {

@@ -6,7 +6,15 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
-import { integerFlag, runDocsOperation, setDefined, stringFlag } from "./docs_common.ts";
+import {
+  integerFlag,
+  OUTPUT_FLAGS,
+  runDocsOperation,
+  SESSION_FLAGS,
+  setDefined,
+  setSessionScope,
+  sharedFlagsHelp,
+} from "./docs_common.ts";
 
 interface Line {
   line?: number;
@@ -37,11 +45,7 @@ Options:
   -c, --count              Only count matching lines per file
   -l, --files-with-matches Only list files with matches
   -m, --max-count N        Stop after N matches per file
-  --session NAME           Only documents of this session
-  --use-session            Only documents of the current session
-  --scopes LIST            Act with these scopes (default: all local scopes)
-  --json                   Print the operation's result as JSON
-  -h, --help               Show this help`,
+${sharedFlagsHelp(27, { session: true })}`,
   async run(args) {
     const { values, positionals } = parseFlags("grep", args, {
       "ignore-case": { type: "boolean", short: "i" },
@@ -52,10 +56,8 @@ Options:
       count: { type: "boolean", short: "c" },
       "files-with-matches": { type: "boolean", short: "l" },
       "max-count": { type: "string", short: "m" },
-      session: { type: "string" },
-      "use-session": { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...SESSION_FLAGS,
+      ...OUTPUT_FLAGS,
     }, Infinity);
     const [pattern, ...paths] = positionals;
     if (pattern === undefined) {
@@ -69,10 +71,9 @@ Options:
     if (values["line-numbers"] === true) params.line_numbers = true;
     if (values.count === true) params.count = true;
     if (values["files-with-matches"] === true) params.files_with_matches = true;
-    if (values["use-session"] === true) params.use_session = true;
+    setSessionScope(params, values);
     setDefined(params, "context", integerFlag("context", values.context));
     setDefined(params, "max_count", integerFlag("max-count", values["max-count"]));
-    setDefined(params, "session", stringFlag(values.session));
     const result = await runDocsOperation("docs.grep", params, values.scopes);
     if (values.json === true) {
       writeStdout(JSON.stringify(result, null, 2) + "\n");

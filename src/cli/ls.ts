@@ -8,9 +8,13 @@ import {
   formatBytes,
   integerFlag,
   listFlag,
+  OUTPUT_FLAGS,
   printJsonOrPaths,
   runDocsOperation,
+  SESSION_FLAGS,
   setDefined,
+  setSessionScope,
+  sharedFlagsHelp,
   stringFlag,
 } from "./docs_common.ts";
 
@@ -43,11 +47,7 @@ Options:
   --offset N          Documents to skip
   --recent N          Only the N most recently stored
   --paths-only        Print only paths
-  --session NAME      Only documents of this session
-  --use-session       Only documents of the current session
-  --scopes LIST       Act with these scopes (default: all local scopes)
-  --json              Print the operation's result as JSON
-  -h, --help          Show this help`,
+${sharedFlagsHelp(22, { session: true })}`,
   async run(args) {
     const { values, positionals } = parseFlags("ls", args, {
       type: { type: "string" },
@@ -61,10 +61,8 @@ Options:
       offset: { type: "string" },
       recent: { type: "string" },
       "paths-only": { type: "boolean" },
-      session: { type: "string" },
-      "use-session": { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...SESSION_FLAGS,
+      ...OUTPUT_FLAGS,
     }, 1);
     const params: Record<string, unknown> = {};
     setDefined(params, "pattern", positionals[0]);
@@ -78,8 +76,7 @@ Options:
     setDefined(params, "limit", integerFlag("limit", values.limit, 1));
     setDefined(params, "offset", integerFlag("offset", values.offset));
     setDefined(params, "recent", integerFlag("recent", values.recent, 1));
-    setDefined(params, "session", stringFlag(values.session));
-    if (values["use-session"] === true) params.use_session = true;
+    setSessionScope(params, values);
     if (values["paths-only"] === true) params.paths_only = true;
     const result = await runDocsOperation("docs.list", params, values.scopes);
     if (printJsonOrPaths(result, values.json === true)) return 0;

@@ -5,7 +5,13 @@
  * @module
  */
 import { type Command, parseFlags, writeStdout } from "./command.ts";
-import { formatBytes, integerFlag, runDocsOperation } from "./docs_common.ts";
+import {
+  formatBytes,
+  integerFlag,
+  OUTPUT_FLAGS,
+  runDocsOperation,
+  sharedFlagsHelp,
+} from "./docs_common.ts";
 
 /** The parts of `docs.repair`'s result the report prints. */
 interface RepairResult {
@@ -53,15 +59,12 @@ Exits 0 when nothing damaged is left, 1 otherwise.
 Options:
   --dry-run            Report what would be done; change nothing
   --max-documents N    Documents listed one by one (default 100)
-  --scopes LIST        Act with these scopes (default: all local scopes)
-  --json               Print the operation's result as JSON
-  -h, --help           Show this help`,
+${sharedFlagsHelp(23)}`,
   async run(args) {
     const { values } = parseFlags("repair", args, {
       "dry-run": { type: "boolean" },
       "max-documents": { type: "string" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...OUTPUT_FLAGS,
     });
     const params: Record<string, unknown> = {};
     if (values["dry-run"] === true) params.dry_run = true;

@@ -6,7 +6,15 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
-import { formatBytes, listFlag, runDocsOperation, setDefined, stringFlag } from "./docs_common.ts";
+import {
+  formatBytes,
+  listFlag,
+  OUTPUT_FLAGS,
+  runDocsOperation,
+  setDefined,
+  sharedFlagsHelp,
+  stringFlag,
+} from "./docs_common.ts";
 
 /** The `restore` command. */
 export const command: Command = {
@@ -27,9 +35,7 @@ Options:
   --exclude GLOBS     Leave out paths matching these globs (comma-separated)
   --overwrite         Replace existing files (default: skip them)
   --dry-run           Report what would be written
-  --scopes LIST       Act with these scopes (default: all local scopes)
-  --json              Print the operation's result as JSON
-  -h, --help          Show this help`,
+${sharedFlagsHelp(22)}`,
   async run(args) {
     const { values } = parseFlags("restore", args, {
       collection: { type: "string" },
@@ -39,8 +45,7 @@ Options:
       exclude: { type: "string" },
       overwrite: { type: "boolean" },
       "dry-run": { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...OUTPUT_FLAGS,
     });
     const output = stringFlag(values.output);
     if (output === undefined) {

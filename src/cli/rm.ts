@@ -5,7 +5,14 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
-import { formatBytes, runDocsOperation, setDefined, stringFlag } from "./docs_common.ts";
+import {
+  formatBytes,
+  OUTPUT_FLAGS,
+  runDocsOperation,
+  setDefined,
+  sharedFlagsHelp,
+  stringFlag,
+} from "./docs_common.ts";
 
 /** The `rm` command. */
 export const command: Command = {
@@ -19,15 +26,12 @@ document uses any more are freed.
 Options:
   --hash PREFIX   Delete documents with this content hash (8+ hex characters)
   --dry-run       Report what would be deleted
-  --scopes LIST   Act with these scopes (default: all local scopes)
-  --json          Print the operation's result as JSON
-  -h, --help      Show this help`,
+${sharedFlagsHelp(18)}`,
   async run(args) {
     const { values, positionals } = parseFlags("rm", args, {
       hash: { type: "string" },
       "dry-run": { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...OUTPUT_FLAGS,
     }, Infinity);
     const hash = stringFlag(values.hash);
     if (positionals.length === 0 && hash === undefined) {

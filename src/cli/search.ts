@@ -7,9 +7,13 @@ import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
 import {
   integerFlag,
+  OUTPUT_FLAGS,
   printJsonOrPaths,
   runDocsOperation,
+  SESSION_FLAGS,
   setDefined,
+  setSessionScope,
+  sharedFlagsHelp,
   stringFlag,
 } from "./docs_common.ts";
 
@@ -38,11 +42,7 @@ Options:
   -n, --line-numbers  Number snippet lines
   -C, --context N     Lines of context around matches
   --paths-only        Print only paths
-  --session NAME      Only documents of this session
-  --use-session       Only documents of the current session
-  --scopes LIST       Act with these scopes (default: all local scopes)
-  --json              Print the operation's result as JSON
-  -h, --help          Show this help`,
+${sharedFlagsHelp(22, { session: true })}`,
   async run(args) {
     const { values, positionals } = parseFlags("search", args, {
       type: { type: "string" },
@@ -52,10 +52,8 @@ Options:
       "line-numbers": { type: "boolean", short: "n" },
       context: { type: "string", short: "C" },
       "paths-only": { type: "boolean" },
-      session: { type: "string" },
-      "use-session": { type: "boolean" },
-      scopes: { type: "string" },
-      json: { type: "boolean" },
+      ...SESSION_FLAGS,
+      ...OUTPUT_FLAGS,
     }, Infinity);
     const query = positionals.join(" ").trim();
     const hash = stringFlag(values.hash);
@@ -68,11 +66,10 @@ Options:
     setDefined(params, "type", stringFlag(values.type));
     setDefined(params, "limit", integerFlag("limit", values.limit, 1));
     setDefined(params, "context", integerFlag("context", values.context));
-    setDefined(params, "session", stringFlag(values.session));
     if (values["no-fuzzy"] === true) params.fuzzy = false;
     if (values["line-numbers"] === true) params.line_numbers = true;
     if (values["paths-only"] === true) params.paths_only = true;
-    if (values["use-session"] === true) params.use_session = true;
+    setSessionScope(params, values);
     const result = await runDocsOperation("docs.search", params, values.scopes);
     if (printJsonOrPaths(result, values.json === true)) return 0;
     const results = (result.results ?? []) as Result[];

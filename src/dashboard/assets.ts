@@ -9,7 +9,9 @@ import uplotCss from "uplot/dist/uPlot.min.css" with { type: "text" };
 import uplotJs from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
 import iconSvg from "./icon.svg" with { type: "text" };
 import indexHtml from "./index.html" with { type: "text" };
-import stylesCss from "./styles.css" with { type: "text" };
+import baseCss from "./styles/base.css" with { type: "text" };
+import componentsCss from "./styles/components.css" with { type: "text" };
+import pagesCss from "./styles/pages.css" with { type: "text" };
 import apiJs from "./js/api.js" with { type: "text" };
 import appJs from "./js/app.js" with { type: "text" };
 import chartsJs from "./js/charts.js" with { type: "text" };
@@ -37,6 +39,9 @@ const HTML = "text/html; charset=utf-8";
 const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
 const SVG = "image/svg+xml";
+
+/** One stylesheet, kept in three files by what they style; later rules win, so the order holds. */
+const stylesCss = [baseCss, componentsCss, pagesCss].join("\n");
 
 const FILES: ReadonlyArray<[string, string, string]> = [
   ["/", indexHtml, HTML],

@@ -12,6 +12,7 @@ import type { DatabaseSync } from "../store/database.ts";
 import { type DocumentRow, documentsByIds } from "../store/docs_documents.ts";
 import { firstVectors } from "../store/docs_vectors.ts";
 import { vectorFromBytes } from "./embedder.ts";
+import type { UnstoredDocument } from "./unstored_vectors.ts";
 
 /** How the canonical member of a group is chosen. */
 export type CanonicalStrategy = "keep-newest" | "keep-oldest" | "keep-largest";
@@ -70,6 +71,8 @@ export interface DedupeRequest {
   documentIds?: readonly number[];
   /** Most groups. */
   limit: number;
+  /** Vectors of documents that have none stored, computed for this call (see `unstored_vectors.ts`). */
+  unstored?: readonly UnstoredDocument[];
 }
 
 /** Algorithm name reported with every group. */
@@ -92,15 +95,21 @@ export function duplicateGroups(db: DatabaseSync, request: DedupeRequest): {
   total: number;
   groups: DuplicateGroup[];
 } {
-  const stored = firstVectors(db, request.model);
+  // Each document by its first piece, whether its vectors are stored or computed for this call.
+  const first = new Map<number, Float32Array>();
+  for (const s of firstVectors(db, request.model)) {
+    first.set(s.document_id, vectorFromBytes(s.vector));
+  }
+  for (const doc of request.unstored ?? []) {
+    if (doc.vectors.length > 0) first.set(doc.id, doc.vectors[0]);
+  }
   const rows = new Map<number, DocumentRow>();
-  for (const row of documentsByIds(db, stored.map((s) => s.document_id))) {
+  for (const row of documentsByIds(db, [...first.keys()])) {
     if (row.is_latest === 1) rows.set(row.id, row);
   }
-  const items = stored.filter((s) => rows.has(s.document_id)).map((s) => ({
-    id: s.document_id,
-    vector: vectorFromBytes(s.vector),
-  }));
+  // In id order, as if every vector were stored: a full bucket keeps its first members.
+  const items = [...first].filter(([id]) => rows.has(id)).map(([id, vector]) => ({ id, vector }))
+    .sort((a, b) => a.id - b.id);
   if (items.length < 2) return { total: 0, groups: [] };
   const dimensions = items[0].vector.length;
   const projections = projectionTaps(dimensions);

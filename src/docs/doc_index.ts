@@ -232,10 +232,10 @@ export function storedText(
 }
 
 /**
- * How long a queued change waits before a search applies it itself. The
+ * How long a queued change waits before another process applies it. The
  * process that queued it applies it within moments; one still queued after
  * this was most likely left by a process that stopped (or is a very large
- * add still at work, whose documents a search would otherwise index a
+ * add still at work, whose documents another add would otherwise index a
  * second time, slowly, on the spot).
  */
 export const ABANDONED_AFTER_MS = 10_000;
@@ -245,7 +245,7 @@ export const ABANDONED_AFTER_MS = 10_000;
  * `minAgeMs`) and is not being applied by this process. Texts are read back
  * from the content store; applying a change twice is harmless. Costs one
  * query when nothing is waiting. Must not run inside a store transaction.
- * {@linkcode catchUpDocsIndexGently} is the form a search uses.
+ * {@linkcode catchUpDocsIndexGently} is the form an add uses.
  */
 export function catchUpDocsIndex(db: DatabaseSync, minAgeMs = ABANDONED_AFTER_MS): number {
   const catchUp = new CatchUp(db, minAgeMs);
@@ -255,7 +255,7 @@ export function catchUpDocsIndex(db: DatabaseSync, minAgeMs = ABANDONED_AFTER_MS
 
 /**
  * {@linkcode catchUpDocsIndex} in small steps with a pause between them, so
- * a search that finds thousands of changes left by a killed add does not
+ * an add that finds thousands of changes left by a killed add does not
  * hold its process (a whole server) for seconds.
  */
 export async function catchUpDocsIndexGently(
@@ -392,7 +392,7 @@ export function markVectorsComplete(db: DatabaseSync, model: string): void {
   writeState(db, COMPLETE_KEY, model);
 }
 
-/** Records that some documents may lack vectors (they will be embedded by a later search). */
+/** Records that some documents may lack vectors (searches embed them for themselves until an add or a repair stores them). */
 export function markVectorsIncomplete(db: DatabaseSync): void {
   writeState(db, COMPLETE_KEY, undefined);
 }

@@ -18,7 +18,8 @@ import {
   KnownWords,
   openDocsIndexFile,
 } from "../store/docs_fts_apply.ts";
-import { HashedEmbedder, vectorToBytes } from "./embedder.ts";
+import { vectorToBytes } from "./embedder.ts";
+import { HashedEmbedder } from "./hashed_embedder.ts";
 import type { EmbeddedDocument, EmbedJob } from "./index_worker.ts";
 
 /** The worker's set-up, sent first: what it embeds with and where it indexes. */

@@ -11,6 +11,9 @@
  * (`snapshot.ts`), the hand-off to the index worker (`handoff.ts`), and the add that ties them
  * together (`ingest.ts`). This module is the public face.
  *
+ * An add is a write, so after its own documents it also brings search's data up to date
+ * (`search_upkeep.ts`): what searches, which write nothing, leave for writes to store.
+ *
  * @module
  */
 import { basename, relative, resolve } from "node:path";
@@ -26,6 +29,8 @@ import { Ingest, newReport } from "./doc_ingest/ingest.ts";
 import { type FileEntry, listFiles, textFirst } from "./doc_ingest/scan.ts";
 import { type GitFacts, NO_GIT } from "./doc_ingest/snapshot.ts";
 import type { IngestOptions, IngestReport, InlineDocument } from "./doc_ingest/types.ts";
+import { catchUpDocsIndexGently } from "./doc_index.ts";
+import { ADD_UPKEEP_BUDGET_MS, storeMissingVectors } from "./search_upkeep.ts";
 
 export { newSnapshotId } from "./doc_ingest/snapshot.ts";
 export type {
@@ -74,6 +79,7 @@ export async function ingestPath(
     options,
     report,
   );
+  await upkeep(db, options, report);
   return report;
 }
 
@@ -93,6 +99,7 @@ export async function ingestFiles(
     relativePath: relative(root, path).replaceAll("\\", "/"),
   }));
   await ingestList(db, files, root, NO_GIT, options, report);
+  await upkeep(db, options, report);
   return report;
 }
 
@@ -150,5 +157,33 @@ export async function ingestInline(
     ingest.close();
     restoreCache();
   }
+  await upkeep(db, options, report);
   return report;
+}
+
+/**
+ * Applies index changes a stopped process abandoned and stores vectors
+ * other adds left missing, within {@linkcode ADD_UPKEEP_BUDGET_MS}; the
+ * next add or a repair goes on from there. The documents are stored by now,
+ * so what fails here is a warning (an embedding service's failure said once
+ * per add).
+ */
+async function upkeep(db: DatabaseSync, options: IngestOptions, report: IngestReport) {
+  const message = (error: unknown) => error instanceof Error ? error.message : String(error);
+  try {
+    await catchUpDocsIndexGently(db);
+  } catch (error) {
+    report.warnings.push(`applying queued search index changes failed: ${message(error)}`);
+  }
+  const embedder = options.embedder.id;
+  try {
+    await storeMissingVectors(db, options.embedder, ADD_UPKEEP_BUDGET_MS);
+  } catch (error) {
+    if (report.warnings.some((warning) => warning.includes(embedder))) return;
+    report.warnings.push(
+      `storing missing vectors with ${embedder} failed (${
+        message(error)
+      }); the next add or docs.repair tries again`,
+    );
+  }
 }

@@ -13,6 +13,8 @@
  * - Packs nothing uses (and what chunk rewrites left unused) are reclaimed
  *   by the garbage collection's own pack pass, inside a write transaction,
  *   so no other process's pack is touched.
+ * - What searches leave for writes is done: every queued index change is
+ *   applied, and vectors the configured embedder has not stored are stored.
  * - A damaged message index is rebuilt only when no `serve` holds the data
  *   home (its indexer writes that file); otherwise it is reported.
  * - A structurally damaged store cannot be rebuilt from anything: it is
@@ -22,6 +24,7 @@
  */
 import { maxMessageId } from "../store/agent_reads.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
+import { documentsNeedingVectors } from "../store/docs_documents.ts";
 import { queueIndexChange, replaceDocsIndex } from "../store/docs_fts.ts";
 import {
   type DocumentCheckRow,
@@ -32,7 +35,9 @@ import { listPackFiles } from "../store/docs_packs.ts";
 import { MessageIndexer } from "../store/message_index.ts";
 import { chunkProblem } from "./chunk_check.ts";
 import { collectGarbage, compactPacks } from "./content_store.ts";
-import { catchUpDocsIndex } from "./doc_index.ts";
+import { catchUpDocsIndex, vectorsComplete } from "./doc_index.ts";
+import type { Embedder } from "./embedder.ts";
+import { catchUpSearchData } from "./search_upkeep.ts";
 import { type RecoveredChunk, recoverFromFile, writeRecovered } from "./chunk_recovery.ts";
 import { verifyStore } from "./doc_verify.ts";
 import { Pacer } from "./pacer.ts";
@@ -49,6 +54,8 @@ export interface RepairOptions {
   serveRunning(): Promise<boolean>;
   /** Documents listed one by one (all are counted). */
   maxDocuments?: number;
+  /** The configured embedder: vectors it has not stored are stored (none when omitted). */
+  embedder?: Embedder;
 }
 
 /** What happened to one damaged document. */
@@ -85,6 +92,12 @@ export interface RepairReport {
     new_file?: string;
     documents_indexed?: number;
   };
+  /**
+   * Documents without vectors from the configured embedder (searches embed
+   * them for themselves, slowly, until they are stored): stored now, or
+   * counted in a dry run.
+   */
+  vectors: { model: string | null; action: "none" | "stored" | "would_store"; documents: number };
   /** The message search index. */
   message_index: {
     file: string | null;
@@ -143,6 +156,7 @@ export async function repairStore(
       problems: verified.store.problems,
     },
     docs_index: { file: verified.index.file, action: "none" },
+    vectors: { model: options.embedder?.id ?? null, action: "none", documents: 0 },
     message_index: { file: verified.message_index.file, action: "none" },
     earlier_index_files: [],
     chunks: { damaged: verified.damaged.chunks, restored: 0 },
@@ -164,6 +178,8 @@ export async function repairStore(
     await repair.contents();
     if (!dryRun) repair.reclaimPacks();
     repair.docsIndex();
+    signal?.throwIfAborted();
+    if (options.embedder !== undefined) await repair.searchData(options.embedder);
     signal?.throwIfAborted();
     await repair.messageIndex(options.serveRunning, signal);
   }
@@ -360,6 +376,36 @@ class Repair {
     }
   }
 
+  /**
+   * What searches leave for writes: queued index changes, however recent, and
+   * vectors `embedder` has not stored.
+   */
+  async searchData(embedder: Embedder): Promise<void> {
+    const vectors = this.report.vectors;
+    if (this.dryRun) {
+      if (!vectorsComplete(this.db, embedder.id)) {
+        vectors.documents = documentsNeedingVectors(this.db, embedder.id, -1).length;
+        if (vectors.documents > 0) vectors.action = "would_store";
+      }
+      return;
+    }
+    try {
+      const done = await catchUpSearchData(this.db, embedder, { minAgeMs: 0 });
+      if (done.index_changes_applied > 0) {
+        this.report.docs_index.documents_indexed = (this.report.docs_index.documents_indexed ?? 0) +
+          done.index_changes_applied;
+      }
+      vectors.documents = done.documents_embedded;
+      if (done.documents_embedded > 0) vectors.action = "stored";
+    } catch (error) {
+      this.report.remaining.push(
+        `vectors from ${embedder.id}: storing them failed (${
+          messageOf(error)
+        }); run the repair again`,
+      );
+    }
+  }
+
   /** The message index: its indexer runs in serve, so only rebuilt while no serve holds the home. */
   async messageIndex(
     serveRunning: () => Promise<boolean>,
@@ -405,6 +451,7 @@ export async function repairUnopenedStore(
       what_to_do: storeDamageAdvice(file),
     },
     docs_index: { file: null, action: "none" },
+    vectors: { model: null, action: "none", documents: 0 },
     message_index: { file: verified.message_index.file, action: "none" },
     earlier_index_files: [],
     chunks: { damaged: 0, restored: 0 },

@@ -7,15 +7,15 @@
  * The fusion constants were tuned on the Cranfield collection; see
  * `scripts/bench/docs.ts`.
  *
+ * A search writes nothing: it runs under a read grant. Documents without
+ * stored vectors are embedded for the one search (`unstored_vectors.ts`),
+ * and index changes a stopped process left queued are reported, not
+ * applied; the write paths store both (`search_upkeep.ts`).
+ *
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import {
-  type DocumentFilter,
-  documentsNeedingVectors,
-  filteredIds,
-  isNarrowFilter,
-} from "../store/docs_documents.ts";
+import { type DocumentFilter, filteredIds, isNarrowFilter } from "../store/docs_documents.ts";
 import {
   type ColumnWeights,
   docsIndex,
@@ -23,23 +23,17 @@ import {
   matchFts,
   termsSharingTrigrams,
 } from "../store/docs_fts.ts";
-import { storeFailure, transaction } from "../store/database.ts";
-import {
-  catchUpDocsIndexGently,
-  embedPending,
-  markVectorsComplete,
-  storedText,
-  storeVectorsSync,
-  vectorsComplete,
-} from "./doc_index.ts";
+import { storeFailure } from "../store/database.ts";
 import type { Embedder } from "./embedder.ts";
 import { syncEmbedding } from "./embedding_config.ts";
+import { abandonedIndexChanges } from "./search_upkeep.ts";
 import {
   anyTermExpression,
   queryKeywords,
   sharedTrigramExpression,
   trigramSimilarity,
 } from "./search_terms.ts";
+import { rankUnstored, SEARCH_EMBED_BUDGET_MS, unstoredVectors } from "./unstored_vectors.ts";
 import { VectorIndex } from "./vector_index.ts";
 
 /** The search modes. */
@@ -108,7 +102,11 @@ export interface Ranking {
   hits: RankedDocument[];
   /** Candidates found before the limit (bounded by the search depth). */
   total: number;
-  /** Legs that could not run (an unreachable embedding service), when hybrid went on without them. */
+  /**
+   * What the results may lack: a leg that could not run (an unreachable
+   * embedding service) when hybrid went on without it, documents the
+   * keyword index or the stored vectors do not cover yet.
+   */
   warnings?: string[];
 }
 
@@ -126,10 +124,16 @@ export interface Ranking {
 export async function rankDocuments(db: DatabaseSync, request: SearchRequest): Promise<Ranking> {
   const fusion = { ...DEFAULT_FUSION, ...request.fusion };
   const depth = Math.max(fusion.depth, request.limit);
-  // Changes a stopped process left queued are indexed first.
-  await catchUpDocsIndexGently(db);
+  const warnings: string[] = [];
+  // Opened first: a new index file (the last one lost or damaged) has its refill queued as it opens.
+  if (request.mode !== "semantic" && fromIndex(db, () => abandonedIndexChanges(db))) {
+    warnings.push(
+      "the keyword index lacks changes a stopped process left queued; the next add or docs.repair applies them",
+    );
+  }
   // The documents a narrowing filter allows, looked up once for every leg.
   const allow = allowed(db, request.filter);
+  let ranking: Ranking;
   switch (request.mode) {
     case "keyword": {
       let hits = keywordHits(db, request.query, depth, fusion.columns, allow);
@@ -139,20 +143,22 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
           fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
         );
       }
-      return cut(hits, request.limit);
+      ranking = cut(hits, request.limit);
+      break;
     }
     case "fuzzy":
-      return cut(
+      ranking = cut(
         fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
         request.limit,
       );
+      break;
     case "semantic":
-      return cut(await semanticHits(db, request, depth, allow), request.limit);
+      ranking = cut(await semanticHits(db, request, depth, allow, warnings), request.limit);
+      break;
     case "hybrid": {
-      const warnings: string[] = [];
       let semantic: RankedDocument[] = [];
       try {
-        semantic = await semanticHits(db, request, depth, allow);
+        semantic = await semanticHits(db, request, depth, allow, warnings);
       } catch (error) {
         // Keyword evidence still answers when an external embedding service is down.
         warnings.push(
@@ -179,10 +185,11 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
           weight: fusion.fuzzyWeight,
         });
       }
-      const ranking = cut(reciprocalRankFusion(lists, fusion.k), request.limit);
-      return warnings.length > 0 ? { ...ranking, warnings } : ranking;
+      ranking = cut(reciprocalRankFusion(lists, fusion.k), request.limit);
+      break;
     }
   }
+  return warnings.length > 0 ? { ...ranking, warnings } : ranking;
 }
 
 /**
@@ -301,53 +308,44 @@ function allowed(db: DatabaseSync, filter: DocumentFilter): Set<number> | undefi
   return isNarrowFilter(filter) ? new Set(filteredIds(db, filter)) : undefined;
 }
 
-/** Semantic hits: cosine over the stored vectors of the configured embedder (only among `allow` when given). */
+/**
+ * Semantic hits: cosine over the stored vectors of the configured embedder,
+ * and over vectors computed for this search of documents that have none
+ * stored (only among `allow` when given). What the search could not cover
+ * is said in `warnings`.
+ */
 export async function semanticHits(
   db: DatabaseSync,
   request: Pick<SearchRequest, "query" | "embedder">,
   limit: number,
   allow: ReadonlySet<number> | undefined,
+  warnings: string[] = [],
 ): Promise<RankedDocument[]> {
   if (request.query.trim() === "") return [];
-  await ensureVectors(db, request.embedder);
+  const unstored = await unstoredVectors(db, request.embedder, {
+    budgetMs: SEARCH_EMBED_BUDGET_MS,
+    allow,
+  });
   const sync = syncEmbedding(request.embedder);
   const vector = sync !== undefined
     ? sync(request.query)
     : (await request.embedder.embed([request.query]))[0];
   const index = VectorIndex.for(db, request.embedder.id);
-  return index.search(vector, limit, allow === undefined ? undefined : (id) => allow.has(id));
-}
-
-const BACKFILL_BUDGET_MS = 2000;
-
-/**
- * Embeds latest text documents that have no vectors from `embedder` yet (a
- * new embedder, or an add whose embedding service failed). Bounded in time;
- * the remainder is done by later searches.
- */
-export async function ensureVectors(db: DatabaseSync, embedder: Embedder): Promise<number> {
-  if (vectorsComplete(db, embedder.id)) return 0;
-  const started = performance.now();
-  const sync = syncEmbedding(embedder);
-  let done = 0;
-  while (performance.now() - started < BACKFILL_BUDGET_MS) {
-    const missing = documentsNeedingVectors(db, embedder.id, 64);
-    if (missing.length === 0) {
-      transaction(db, () => markVectorsComplete(db, embedder.id));
-      return done;
-    }
-    // A damaged document has no text: it just gets no vectors from it.
-    const texts = missing.map((doc) => ({
-      id: doc.id,
-      title: doc.title,
-      text: storedText(db, doc),
-    }));
-    if (sync !== undefined) {
-      transaction(db, () => storeVectorsSync(db, embedder.id, sync, texts));
-    } else {
-      await embedPending(db, embedder, texts, (work) => transaction(db, work));
-    }
-    done += texts.length;
-  }
-  return done;
+  const stored = index.search(
+    vector,
+    limit,
+    allow === undefined ? undefined : (id) => allow.has(id),
+  );
+  if (unstored.documents.length === 0 && unstored.complete) return stored;
+  const count = unstored.documents.length;
+  warnings.push(
+    `${count} document${
+      count === 1 ? " has" : "s have"
+    } no stored vectors from ${request.embedder.id}${
+      unstored.complete ? "" : " (and more than this search had time to embed)"
+    }: embedded for this search only; the next add or docs.repair stores them`,
+  );
+  return [...stored, ...rankUnstored(unstored.documents, vector, limit)]
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .slice(0, limit);
 }

@@ -4,7 +4,7 @@
  * stored latest version is added again. `watchFolder` runs `Deno.watchFs` in
  * this process and re-adds changed files shortly after they settle; a watch
  * lives exactly as long as the process that started it (an `mcp-serve`, a
- * `vantage call session.watch` left running), and `unwatchFolder` ends it.
+ * `vantage call doc_session.watch` left running), and `unwatchFolder` ends it.
  *
  * @module
  */

@@ -8,7 +8,9 @@
  */
 import { readEnv } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
-import { type Embedder, HashedEmbedder, HttpEmbedder } from "./embedder.ts";
+import type { Embedder } from "./embedder.ts";
+import { HashedEmbedder } from "./hashed_embedder.ts";
+import { HttpEmbedder } from "./http_embedder.ts";
 
 let cached: { key: string; embedder: Embedder } | undefined;
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { STOPWORDS } from "./embedder.ts";
+import { STOPWORDS } from "./hashed_embedder.ts";
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 

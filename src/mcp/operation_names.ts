@@ -55,11 +55,11 @@ export const COMPOSITE_NAMES: Readonly<Record<string, CompositeName>> = {
   "docs.download": { tool: "execute", name: "download" },
   "docs.export": { tool: "execute", name: "export" },
   "docs.repair": { tool: "execute", name: "repair" },
-  "session.start": { tool: "session", name: "start" },
-  "session.stop": { tool: "session", name: "stop" },
-  "session.pin": { tool: "session", name: "pin" },
-  "session.unpin": { tool: "session", name: "unpin" },
-  "session.watch": { tool: "session", name: "watch" },
+  "doc_session.start": { tool: "session", name: "start" },
+  "doc_session.stop": { tool: "session", name: "stop" },
+  "doc_session.pin": { tool: "session", name: "pin" },
+  "doc_session.unpin": { tool: "session", name: "unpin" },
+  "doc_session.watch": { tool: "session", name: "watch" },
 };
 
 /**

@@ -331,7 +331,7 @@ function sessionTool(names: string[]): McpTool {
   return {
     name: "session",
     title: "Session lifecycle",
-    description: "Start, stop, pin, unpin or watch within a work session: {action, params}.",
+    description: "Start, stop, pin, unpin or watch within a document session: {action, params}.",
     inputSchema: {
       type: "object",
       properties: { action: { type: "string", enum: names }, params: { type: "object" } },

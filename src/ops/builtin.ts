@@ -5,16 +5,15 @@
  * @module
  */
 import { type Catalog, createCatalog } from "./catalog.ts";
-import { agentCassette } from "../agent/ops/cassette.ts";
+import { agentCassette } from "../agent/mod.ts";
 import { dexCassette } from "./dex/cassette.ts";
-import { docsCassette } from "../docs/ops/cassette.ts";
-import { sessionCassette } from "../docs/session_ops/cassette.ts";
+import { docsCassette, docSessionCassette } from "../docs/mod.ts";
 import type { OperationNaming } from "./naming.ts";
 import type { Cassette } from "./operation.ts";
 
 /** Every built-in cassette, in listing order. */
 export function builtinCassettes(): Cassette[] {
-  return [dexCassette, agentCassette, docsCassette, sessionCassette];
+  return [dexCassette, agentCassette, docsCassette, docSessionCassette];
 }
 
 /**

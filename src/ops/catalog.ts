@@ -88,6 +88,8 @@ export class Catalog implements CatalogView {
   /** The executor's limits. */
   readonly limits: CatalogLimits;
   #byId = new Map<string, { operation: Operation; cassette: Cassette }>();
+  /** Former ids, each to the id it now has. */
+  #aliases = new Map<string, string>();
   #naming: OperationNaming;
   #index: Bm25Index | undefined;
 
@@ -121,6 +123,28 @@ export class Catalog implements CatalogView {
         this.#byId.set(operation.id, { operation, cassette });
       }
     }
+    for (const operation of this.operations()) {
+      for (const alias of operation.aliases ?? []) this.#addAlias(alias, operation.id);
+    }
+  }
+
+  #addAlias(alias: string, id: string): void {
+    if (!OPERATION_ID.test(alias)) {
+      throw new VantageError(
+        "invalid_arguments",
+        `alias '${alias}' of '${id}' must look like 'cassette.name' (lowercase, digits, _)`,
+      );
+    }
+    const holder = this.#byId.has(alias) ? alias : this.#aliases.get(alias);
+    if (holder !== undefined) {
+      throw new VantageError(
+        "conflict",
+        `alias '${alias}' of '${id}' is already ${
+          holder === alias ? "an operation id" : `an alias of '${holder}'`
+        }`,
+      );
+    }
+    this.#aliases.set(alias, id);
   }
 
   /** Every operation, in registration order. */
@@ -128,9 +152,13 @@ export class Catalog implements CatalogView {
     return [...this.#byId.values()].map((entry) => entry.operation);
   }
 
-  /** The operation with this id, if any. */
+  /** The operation with this id (or a former id of it, see `Operation.aliases`), if any. */
   get(id: string): Operation | undefined {
-    return this.#byId.get(id)?.operation;
+    return this.#entry(id)?.operation;
+  }
+
+  #entry(id: string): { operation: Operation; cassette: Cassette } | undefined {
+    return this.#byId.get(id) ?? this.#byId.get(this.#aliases.get(id) ?? "");
   }
 
   /** What the operation `id` is called on the surfaces that rename operations. */
@@ -138,9 +166,9 @@ export class Catalog implements CatalogView {
     return this.#naming(id);
   }
 
-  /** The cassette holding the operation `id`, if any. */
+  /** The cassette holding the operation `id` (or a former id of it), if any. */
   cassetteOf(id: string): Cassette | undefined {
-    return this.#byId.get(id)?.cassette;
+    return this.#entry(id)?.cassette;
   }
 
   /** The operations `caller` may run, in registration order. */

@@ -104,6 +104,11 @@ export interface Operation<I extends Schema = Schema, O extends Schema = Schema>
   annotations: OperationAnnotations;
   /** Per-operation time limit in milliseconds (default: the catalog's). */
   timeoutMs?: number;
+  /**
+   * Ids the operation had before it was renamed: a call by one of them still
+   * runs it, but listings and search show only `id`.
+   */
+  aliases?: readonly string[];
   /** Does the work. Throw `OperationFailure` for a domain error. */
   run(context: OperationContext, input: I["_output"]): Promise<O["_input"]> | O["_input"];
 }

@@ -1,45 +1,42 @@
 /**
- * The services Vantage's own operations use, and how a process provides
- * them: paths from the environment and the SQLite store opened on first use.
+ * How a Vantage process provides the services its operations use: paths
+ * from the environment and the SQLite store opened on first use. The keys
+ * live in `service_keys.ts` (re-exported here), so an operation can name a
+ * service without loading what provides it.
  *
  * @module
  */
 import { readEnv, resolvePaths, type VantagePaths } from "../core/config.ts";
 import { documentRoots } from "../core/permissions.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
-import { type DatabaseSync, openDatabase } from "../store/database.ts";
+import { openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
 import { openMessageIndex } from "../store/message_index.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/readonly_query.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
 import { FAILURE_OBSERVER } from "./executor.ts";
-import { type ServiceKey, serviceKey, Services } from "./services.ts";
+import {
+  CLOCK,
+  CWD,
+  DATABASE,
+  MESSAGE_INDEX,
+  PATHS,
+  QUERY_RUNNER,
+  READ_ONLY_DATABASE,
+  ROOTS,
+} from "./service_keys.ts";
+import { Services } from "./services.ts";
 
-/** Where the data home and its files are. */
-export const PATHS: ServiceKey<VantagePaths> = serviceKey<VantagePaths>("paths");
-
-/** The read-write store connection (migrated at open). */
-export const DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("database");
-
-/** A read-only connection: SQLite itself refuses any write through it. */
-export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(
-  "read-only database",
-);
-
-/** The message search index (a separate file the indexer worker keeps current). */
-export const MESSAGE_INDEX: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("message index");
-
-/** The pool of processes that run read-only SQL queries (`exec_query`, `/api/query`). */
-export const QUERY_RUNNER: ServiceKey<QueryRunner> = serviceKey<QueryRunner>("query runner");
-
-/** The folders files may be read from and written into (`VANTAGE_ROOTS`). */
-export const ROOTS: ServiceKey<readonly string[]> = serviceKey<readonly string[]>("roots");
-
-/** The folder the caller works in (an MCP server runs in its agent's project folder). */
-export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
-
-/** The clock, so tests can fix "now". */
-export const CLOCK: ServiceKey<() => number> = serviceKey<() => number>("clock");
+export {
+  CLOCK,
+  CWD,
+  DATABASE,
+  MESSAGE_INDEX,
+  PATHS,
+  QUERY_RUNNER,
+  READ_ONLY_DATABASE,
+  ROOTS,
+} from "./service_keys.ts";
 
 /**
  * The services of a Vantage process, each built on first use and closed by

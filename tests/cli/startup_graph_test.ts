@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
 import { moduleGraph, ROOT } from "../helpers/module_graph.ts";
 
-const HEAVY = /^src\/(ops|mcp|store|memory|perception|http)\//;
+const HEAVY = /^src\/(ops|mcp|store|docs|perception|http|server)\//;
 
 Deno.test("the CLI entry loads no catalog, no zod, no MCP SDK when it starts", async () => {
   const { all, loadedAtStart } = await moduleGraph("main.ts");

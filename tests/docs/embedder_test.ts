@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  cosine,
-  HashedEmbedder,
-  HttpEmbedder,
-  normalizeL2,
-  STOPWORDS,
-  tokenizeWords,
-  vectorFromBytes,
-  vectorToBytes,
-} from "../../src/docs/embedder.ts";
+import { cosine, normalizeL2, vectorFromBytes, vectorToBytes } from "../../src/docs/embedder.ts";
+import { HashedEmbedder, STOPWORDS, tokenizeWords } from "../../src/docs/hashed_embedder.ts";
+import { HttpEmbedder } from "../../src/docs/http_embedder.ts";
 
 Deno.test("tokenizeWords lowercases and splits identifiers", () => {
   assert.deepEqual(tokenizeWords("parseHTTPRequest(x)"), [

@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { sha256Hex } from "../../src/docs/content_hash.ts";
 import { ingestInline } from "../../src/docs/doc_ingest.ts";
 import { rankDocuments } from "../../src/docs/doc_search.ts";
-import { HashedEmbedder, HttpEmbedder } from "../../src/docs/embedder.ts";
+import { HashedEmbedder } from "../../src/docs/hashed_embedder.ts";
+import { HttpEmbedder } from "../../src/docs/http_embedder.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { openHarness, writeTree } from "./harness.ts";
 
-Deno.test("the docs and session cassettes carry their scopes, composite names and full tool names", () => {
+Deno.test("the docs and doc_session cassettes carry their scopes, composite names and full tool names", () => {
   const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
   const docs = catalog.cassettes.find((c) => c.name === "docs")!;
   const reads = [
@@ -39,15 +40,21 @@ Deno.test("the docs and session cassettes carry their scopes, composite names an
     assert.deepEqual(catalog.namesOf(op.id).composite, { tool: "execute", name });
   }
   assert.equal(docs.operations.length, reads.length + writes.length);
+  assert.equal(catalog.cassettes.find((c) => c.name === "session"), undefined);
   for (const name of ["start", "stop", "pin", "unpin", "watch"]) {
-    const op = catalog.get(`session.${name}`)!;
+    const op = catalog.get(`doc_session.${name}`)!;
+    assert.equal(op.id, `doc_session.${name}`);
+    // The id from before the rename still finds it; listings show only the new one.
+    assert.equal(catalog.get(`session.${name}`), op);
+    assert.equal(catalog.cassetteOf(`session.${name}`)?.name, "doc_session");
+    assert.ok(!catalog.operations().some((o) => o.id === `session.${name}`));
     // watch stores documents, so it also needs docs:write.
     assert.deepEqual(
       op.scopes,
       name === "watch" ? ["session:write", "docs:write"] : ["session:write"],
     );
     assert.deepEqual(catalog.namesOf(op.id), {
-      tool: `session_${name}`,
+      tool: `doc_session_${name}`,
       composite: { tool: "session", name },
     });
   }
@@ -106,15 +113,15 @@ Deno.test("watch once re-adds only changed files; a watch re-adds edits until st
   const root = await Deno.makeTempDir({ prefix: "vantage-watch-" });
   try {
     await writeTree(root, { "a.md": "# A\n\nfirst\n", "b.md": "# B\n\nsecond\n" });
-    const first = await docs.run("session.watch", { path: root, once: true });
+    const first = await docs.run("doc_session.watch", { path: root, once: true });
     assert.equal((first.rescan as Record<string, number>).documents_added, 2);
     await Deno.writeTextFile(`${root}/a.md`, "# A\n\nfirst, edited with zebra\n");
-    const second = await docs.run("session.watch", { path: root, once: true });
+    const second = await docs.run("doc_session.watch", { path: root, once: true });
     const rescan = second.rescan as Record<string, number>;
     assert.equal(rescan.documents_updated, 1);
     assert.equal(rescan.documents_unchanged, 1);
 
-    const started = await docs.run("session.watch", { path: root });
+    const started = await docs.run("doc_session.watch", { path: root });
     assert.equal(started.watching, true);
     await Deno.writeTextFile(`${root}/c.md`, "# C\n\nA quokka appears.\n");
     let found = false;
@@ -124,7 +131,7 @@ Deno.test("watch once re-adds only changed files; a watch re-adds edits until st
       found = (hits.results as unknown[]).length === 1;
     }
     assert.ok(found, "the watcher added the new file");
-    const stopped = await docs.run("session.watch", { path: root, enable: false });
+    const stopped = await docs.run("doc_session.watch", { path: root, enable: false });
     assert.equal(stopped.watching, false);
     assert.deepEqual(stopped.watches, []);
   } finally {

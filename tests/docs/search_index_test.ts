@@ -63,7 +63,7 @@ Deno.test("a large add indexes on the worker into its own file, and narrowed sea
   }
 });
 
-Deno.test("changes a stopped process left queued are indexed by the next search", async () => {
+Deno.test("changes a stopped process left queued are applied by the next add, and searches say so meanwhile", async () => {
   const docs = await openHarness();
   const source = await Deno.makeTempDir({ prefix: "vantage-queue-" });
   try {
@@ -90,11 +90,21 @@ Deno.test("changes a stopped process left queued are indexed by the next search"
     );
     assert.equal(queued(docs.db), 2);
 
+    // A search writes nothing: it finds what the index holds and says what it lacks.
+    const searched = await docs.run("docs.search", { query: "alphaword", type: "keyword" });
+    assert.deepEqual(searched.results, []);
+    assert.match(String(searched.warnings), /keyword index lacks changes .* docs\.repair/);
+    assert.equal(queued(docs.db), 2);
+
+    // The next add, of anything, applies them.
+    await docs.run("docs.add", { content: "unrelated", name: "c.md" });
     assert.deepEqual(await keywordPaths(docs.run, "alphaword"), [join(source, "a.md")]);
     assert.deepEqual(await keywordPaths(docs.run, "betaword"), []);
     assert.equal(queued(docs.db), 0);
+    const clean = await docs.run("docs.search", { query: "alphaword", type: "keyword" });
+    assert.equal(clean.warnings, undefined);
 
-    // A change queued moments ago belongs to a process still at work: a search leaves it to
+    // A change queued moments ago belongs to a process still at work: an add leaves it to
     // that process, and applies it once it has waited long enough to look abandoned.
     const index2 = new DatabaseSync(
       join(dirname(resolvePaths(docs.home).database), "docs-index.db"),
@@ -104,9 +114,11 @@ Deno.test("changes a stopped process left queued are indexed by the next search"
     docs.db.prepare(
       "INSERT INTO docs_index_queue (document_id, op, queued_at) VALUES (?, 1, ?)",
     ).run(ids.get("a.md")!, Date.now());
+    await docs.run("docs.add", { content: "unrelated too", name: "d.md" });
     assert.deepEqual(await keywordPaths(docs.run, "alphaword"), []);
     assert.equal(queued(docs.db), 1);
     docs.db.prepare("UPDATE docs_index_queue SET queued_at = ?").run(Date.now() - 60_000);
+    await docs.run("docs.add", { content: "unrelated three", name: "e.md" });
     assert.deepEqual(await keywordPaths(docs.run, "alphaword"), [join(source, "a.md")]);
     assert.equal(queued(docs.db), 0);
   } finally {
@@ -115,7 +127,7 @@ Deno.test("changes a stopped process left queued are indexed by the next search"
   }
 });
 
-Deno.test("a lost or damaged index file is rebuilt from the store", async () => {
+Deno.test("a lost or damaged index file is rebuilt from the store by the next repair", async () => {
   const docs = await openHarness();
   const source = await Deno.makeTempDir({ prefix: "vantage-rebuild-" });
   try {
@@ -137,17 +149,22 @@ Deno.test("a lost or damaged index file is rebuilt from the store", async () => 
       }
       await damage();
       const services = vantageServices(paths);
-      try {
-        const response = await executeOperation(
-          builtinCatalog(),
-          "docs.search",
-          { query: "rebuildword", type: "keyword" },
-          SCOPES,
-          { services },
-        );
+      const run = async (id: string, args: Record<string, unknown>) => {
+        const response = await executeOperation(builtinCatalog(), id, args, SCOPES, { services });
         assert.ok("result" in response, JSON.stringify(response));
-        const hits = (response.result as { results: Array<{ path: string }> }).results;
+        return response.result as Record<string, unknown>;
+      };
+      try {
+        // A search finds nothing in the new, empty index and says why.
+        const before = await run("docs.search", { query: "rebuildword", type: "keyword" });
+        assert.deepEqual(before.results, []);
+        assert.match(String(before.warnings), /keyword index lacks changes/);
+        const repaired = await run("docs.repair", {});
+        assert.equal(repaired.ok, true, JSON.stringify(repaired));
+        const after = await run("docs.search", { query: "rebuildword", type: "keyword" });
+        const hits = after.results as Array<{ path: string }>;
         assert.deepEqual(hits.map((hit) => hit.path), [join(source, "a.md")]);
+        assert.equal(after.warnings, undefined);
       } finally {
         services.close();
       }

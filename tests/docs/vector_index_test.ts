@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HashedEmbedder, vectorToBytes } from "../../src/docs/embedder.ts";
+import { vectorToBytes } from "../../src/docs/embedder.ts";
+import { HashedEmbedder } from "../../src/docs/hashed_embedder.ts";
 import { VectorIndex } from "../../src/docs/vector_index.ts";
 import { openDatabase, transaction } from "../../src/store/database.ts";
 import { bumpCounter } from "../../src/store/docs_statements.ts";

@@ -250,7 +250,7 @@ Deno.test("HTTP input limits: bad input is a 4xx naming what was wrong", async (
         await expectRefusal(
           await handler(get("/api/ops?cassette=nope")),
           400,
-          /^\?cassette='nope' is not a cassette of this catalog; cassettes: dex, agent, docs, session$/,
+          /^\?cassette='nope' is not a cassette of this catalog; cassettes: dex, agent, docs, doc_session$/,
         );
         await expectRefusal(
           await handler(get(`/api/ops?q=${"q".repeat(1025)}`)),
@@ -295,7 +295,7 @@ Deno.test("HTTP input limits: bad input is a 4xx naming what was wrong", async (
         /each tag is at most 128 characters/,
       );
       await expectRefusal(
-        await handler(postJson("/api/ops/session.start", { name: "s".repeat(129) })),
+        await handler(postJson("/api/ops/doc_session.start", { name: "s".repeat(129) })),
         400,
         /name/,
       );
@@ -303,10 +303,10 @@ Deno.test("HTTP input limits: bad input is a 4xx naming what was wrong", async (
       const plain = "must be plain text: no control characters or unpaired surrogates";
       const tooBig = "Too big: expected string to have <=4096 characters";
       const refused: [string, Record<string, unknown>, string][] = [
-        ["session.start", { name: "a\u0000b" }, `name: ${plain}`],
-        ["session.start", { name: "lonely \ud800" }, `name: ${plain}`],
+        ["doc_session.start", { name: "a\u0000b" }, `name: ${plain}`],
+        ["doc_session.start", { name: "lonely \ud800" }, `name: ${plain}`],
         ["docs.add", { path: "a\u0000b" }, `path: ${plain}`],
-        ["session.watch", { path: "a\u0000b", once: true }, `path: ${plain}`],
+        ["doc_session.watch", { path: "a\u0000b", once: true }, `path: ${plain}`],
         ["docs.list", { pattern: "x".repeat(70_000) }, `pattern: ${tooBig}`],
         ["agent.list_sessions", { project: "x".repeat(70_000) }, `project: ${tooBig}`],
       ];
@@ -488,7 +488,7 @@ function baseSpecs(): Spec[] {
     },
     {
       method: "POST",
-      path: "/api/ops/session.start",
+      path: "/api/ops/doc_session.start",
       headers: json,
       body: JSON.stringify({ name: "fuzz-session", label: "fuzz" }),
     },

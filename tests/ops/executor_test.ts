@@ -215,3 +215,54 @@ Deno.test("catalogs refuse malformed and duplicate operation ids", () => {
     /registered twice/,
   );
 });
+
+Deno.test("a renamed operation still runs by its former id, which no listing shows", async () => {
+  const renamed = (id: string, aliases: string[]) =>
+    defineOperation({
+      id,
+      aliases,
+      title: "Echo a word",
+      description: "Returns the word it is given.",
+      input: z.object({ word: z.string() }),
+      output: z.object({ word: z.string() }),
+      scopes: ["notes:read"],
+      annotations: { readOnlyHint: true },
+      run: (_ctx, { word }) => ({ word }),
+    });
+  const catalog = createCatalog({
+    cassettes: [{
+      name: "notes",
+      source: "t",
+      description: "",
+      operations: [renamed("notes.echo", ["old.echo"])],
+    }],
+  });
+  const response = await executeOperation(catalog, "old.echo", { word: "hi" }, reader);
+  assert.deepEqual(response, {
+    cassette: "notes",
+    operation_id: "notes.echo",
+    source: "t",
+    result: { word: "hi" },
+  });
+  // Scopes are the operation's, whichever id names it.
+  const refused = await executeOperation(catalog, "old.echo", { word: "hi" }, { scopes: [] });
+  assert.ok("error" in refused && refused.error.kind === "forbidden");
+  assert.deepEqual(catalog.operations().map((op) => op.id), ["notes.echo"]);
+  const found = handleSearch(catalog, { query: "echo" }, reader);
+  assert.ok("results" in found);
+  assert.deepEqual(found.results.map((r) => r.operation_id), ["notes.echo"]);
+  const build = (operations: ReturnType<typeof renamed>[]) => () =>
+    createCatalog({ cassettes: [{ name: "notes", source: "t", description: "", operations }] });
+  assert.throws(
+    build([renamed("notes.a", ["notes.b"]), renamed("notes.b", [])]),
+    /an operation id/,
+  );
+  assert.throws(
+    build([renamed("notes.a", ["old.x"]), renamed("notes.b", ["old.x"])]),
+    /already an alias of 'notes\.a'/,
+  );
+  assert.throws(
+    build([renamed("notes.a", ["Old x"])]),
+    /alias 'Old x' of 'notes\.a' must look like/,
+  );
+});

@@ -99,11 +99,11 @@ export const OPERATION_SAMPLES: Readonly<Record<string, OperationSample>> = {
     network: true,
   },
   "docs.repair": { args: () => ({}) },
-  "session.start": { args: () => ({ name: "fresh" }) },
-  "session.stop": { args: () => ({ name: "to-stop" }) },
-  "session.pin": { args: () => ({ name: "beta.ts", session: "seeded" }) },
-  "session.unpin": { args: () => ({ name: "alpha.md", session: "seeded" }) },
-  "session.watch": { args: (c) => ({ path: `${c.root}/watched`, once: true }) },
+  "doc_session.start": { args: () => ({ name: "fresh" }) },
+  "doc_session.stop": { args: () => ({ name: "to-stop" }) },
+  "doc_session.pin": { args: () => ({ name: "beta.ts", session: "seeded" }) },
+  "doc_session.unpin": { args: () => ({ name: "alpha.md", session: "seeded" }) },
+  "doc_session.watch": { args: (c) => ({ path: `${c.root}/watched`, once: true }) },
 };
 
 /**
@@ -158,11 +158,11 @@ export async function seedStore(home: AgentHome, root: string): Promise<void> {
       });
       assert.equal(response.status, 200, await response.text());
     }
-    await call("session.start", { name: "to-stop" });
-    await call("session.start", { name: "seeded" });
+    await call("doc_session.start", { name: "to-stop" });
+    await call("doc_session.start", { name: "seeded" });
     await call("docs.add", { path: `${root}/notes`, collection: "notes", tags: ["seed"] });
     await call("docs.add", { content: "Inline wombat facts.", name: "inline/facts.md" });
-    await call("session.pin", { name: "alpha.md", session: "seeded" });
+    await call("doc_session.pin", { name: "alpha.md", session: "seeded" });
     await settled(home.dataHome);
   } finally {
     assert.equal(await server.stop(), 0, server.stderr());

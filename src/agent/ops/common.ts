@@ -10,7 +10,7 @@ import { AGENT_NAMES, type AgentName, parseAgentName } from "../../model/agent_r
 import { getSession, latestSessionFor, type SessionRow } from "../../store/agent_reads.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import type { OperationContext } from "../../ops/operation.ts";
-import { CLOCK, CWD, DATABASE } from "../../ops/runtime.ts";
+import { CLOCK, CWD, DATABASE } from "../../ops/service_keys.ts";
 
 /** Everything an agent operation reads from its context. */
 export interface AgentContext {

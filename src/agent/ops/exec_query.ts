@@ -12,7 +12,7 @@ import { VantageError } from "../../core/errors.ts";
 import { QUERY_TABLES, queryTableScopes, readableTables } from "../../store/query_tables.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "../../store/readonly_query.ts";
 import { type Caller, defineOperation, type Operation, scopeGranted } from "../../ops/operation.ts";
-import { DATABASE, QUERY_RUNNER } from "../../ops/runtime.ts";
+import { DATABASE, QUERY_RUNNER } from "../../ops/service_keys.ts";
 import { clamp, READ_ONLY } from "./common.ts";
 
 /**

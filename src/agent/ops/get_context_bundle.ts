@@ -6,8 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { buildSnapshot } from "../../perception/engine.ts";
-import { renderContext } from "../../perception/context_renderer.ts";
+import { buildSnapshot, renderContext } from "../../perception/mod.ts";
 import { latestSessionFor } from "../../store/agent_reads.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, READ_ONLY, resolveSession } from "./common.ts";

@@ -20,7 +20,7 @@ import {
   subagentsOf,
 } from "../../store/agent_reads.ts";
 import { searchMessagesByTerms } from "../../store/message_index.ts";
-import { MESSAGE_INDEX } from "../../ops/runtime.ts";
+import { MESSAGE_INDEX } from "../../ops/service_keys.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   agentContext,

@@ -44,11 +44,19 @@ import {
   baseName,
   cleanerFor,
   contentText,
+  count,
+  isRecord,
   newMessage,
   parseLineWith,
+  parseTimestamp,
   pathSegments,
+  pickStr,
   SessionTracker,
+  stableHash,
+  str,
   type TextCleaner,
+  textOf,
+  type UnknownRecord,
 } from "./transcript_support.ts";
 import type {
   JsonObject,
@@ -59,16 +67,6 @@ import type {
   TranscriptParserOptions,
   UsageRecord,
 } from "../../model/agent_records.ts";
-import {
-  count,
-  isRecord,
-  parseTimestamp,
-  pickStr,
-  stableHash,
-  str,
-  textOf,
-  type UnknownRecord,
-} from "../values.ts";
 
 // Record types Claude Code writes that carry no conversation content.
 const IGNORED_TYPES = new Set([

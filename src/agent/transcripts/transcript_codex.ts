@@ -25,10 +25,19 @@ import {
   baseName,
   cleanerFor,
   contentText,
+  count,
+  firstLines,
+  isRecord,
   newMessage,
+  parseJsonObject,
   parseLineWith,
+  parseTimestamp,
   SessionTracker,
+  stableHash,
+  str,
   type TextCleaner,
+  textOf,
+  type UnknownRecord,
 } from "./transcript_support.ts";
 import type {
   JsonObject,
@@ -41,17 +50,6 @@ import type {
   TranscriptParser,
   TranscriptParserOptions,
 } from "../../model/agent_records.ts";
-import {
-  count,
-  firstLines,
-  isRecord,
-  parseJsonObject,
-  parseTimestamp,
-  stableHash,
-  str,
-  textOf,
-  type UnknownRecord,
-} from "../values.ts";
 
 const KNOWN_TOP_TYPES = new Set([
   "session_meta",

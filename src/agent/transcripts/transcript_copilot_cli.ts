@@ -27,9 +27,17 @@ import { toolTarget } from "../tool_input.ts";
 import {
   CommonStateParser,
   contentText,
+  count,
+  isRecord,
   newMessage,
+  parseTimestamp,
   pathSegments,
+  pickStr,
   saveCommonState,
+  stableHash,
+  str,
+  textOf,
+  type UnknownRecord,
 } from "./transcript_support.ts";
 import type {
   JsonObject,
@@ -39,16 +47,6 @@ import type {
   TranscriptParserOptions,
   UsageRecord,
 } from "../../model/agent_records.ts";
-import {
-  count,
-  isRecord,
-  parseTimestamp,
-  pickStr,
-  stableHash,
-  str,
-  textOf,
-  type UnknownRecord,
-} from "../values.ts";
 
 // Copilot has a hundred event types (`session.*`, `assistant.*`, `permission.*`, …); any
 // dotted name is a Copilot event we may simply not need. Only other shapes are "unknown".

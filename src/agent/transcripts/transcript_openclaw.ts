@@ -20,17 +20,13 @@
  */
 
 import { toolTarget } from "../tool_input.ts";
-import { baseName, CommonStateParser, contentText, newMessage } from "./transcript_support.ts";
-import type {
-  ParsedRecords,
-  TranscriptMessage,
-  TranscriptParser,
-  TranscriptParserOptions,
-  UsageRecord,
-} from "../../model/agent_records.ts";
 import {
+  baseName,
+  CommonStateParser,
+  contentText,
   count,
   isRecord,
+  newMessage,
   num,
   parseTimestamp,
   pickStr,
@@ -38,7 +34,14 @@ import {
   str,
   textOf,
   type UnknownRecord,
-} from "../values.ts";
+} from "./transcript_support.ts";
+import type {
+  ParsedRecords,
+  TranscriptMessage,
+  TranscriptParser,
+  TranscriptParserOptions,
+  UsageRecord,
+} from "../../model/agent_records.ts";
 
 const IGNORED_TYPES = new Set([
   "thinking_level_change",

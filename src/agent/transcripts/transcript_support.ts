@@ -1,6 +1,8 @@
 /**
  * Pieces shared by the per-agent transcript parsers: line decoding, text clean-up, the
- * session fact tracker and a bounded, serialisable set of seen keys.
+ * session fact tracker and a bounded, serialisable set of seen keys. It also hands on the
+ * readers of loosely typed JSON (`values.ts`) the parsers read every record with, so a parser
+ * takes its building blocks from one module.
  *
  * @module
  */
@@ -18,6 +20,20 @@ import {
   type TranscriptParserOptions,
 } from "../../model/agent_records.ts";
 import { isRecord, str, truncate, type UnknownRecord } from "../values.ts";
+
+export {
+  count,
+  firstLines,
+  isRecord,
+  num,
+  parseJsonObject,
+  parseTimestamp,
+  pickStr,
+  stableHash,
+  str,
+  textOf,
+  type UnknownRecord,
+} from "../values.ts";
 
 /** Parses one transcript line into an object; `undefined` when it is not a JSON object. */
 export function parseLineObject(line: string): UnknownRecord | undefined {

@@ -23,7 +23,8 @@ import {
   markInFlight,
   MAX_EMBED_PIECES,
 } from "../doc_index.ts";
-import { type Embedder, HashedEmbedder, vectorToBytes } from "../embedder.ts";
+import { type Embedder, vectorToBytes } from "../embedder.ts";
+import { HashedEmbedder } from "../hashed_embedder.ts";
 import { type HandedOver, WorkBalance } from "../ingest_balance.ts";
 import { type EmbeddedDocument, type EmbedJob, IndexWorker } from "../index_worker.ts";
 

@@ -100,7 +100,7 @@ export class Ingest {
     const failure = this.handoff.failure;
     if (failure !== undefined) {
       this.report.warnings.push(
-        `indexing on a worker failed (${failure.message}); the main thread indexed the documents and semantic search will embed them later`,
+        `indexing on a worker failed (${failure.message}); the main thread indexed the documents; the next add or docs.repair stores their vectors`,
       );
     }
     let freed = 0;

@@ -208,7 +208,8 @@ export class DocumentRecorder {
       }
     }
     if (onWorker && text !== undefined) {
-      // Until the worker's vectors are stored, a search after a crash must know to fill the gap.
+      // Until the worker's vectors are stored, searches and the next add after a crash must know
+      // to fill the gap.
       if (!this.#markedIncomplete) markVectorsIncomplete(this.db);
       this.#markedIncomplete = true;
       const pieces = embeddingPieces(title, text);
@@ -217,7 +218,7 @@ export class DocumentRecorder {
       this.handoff.balance.toEmbed(chars);
       this.handoff.jobs.push({ id, pieces });
     } else if (this.embed === undefined && text !== undefined) {
-      // Until the embedding service has answered, a later search must know to fill the gap.
+      // Until the embedding service has answered, searches and the next add must know the gap.
       if (this.#pending.length === 0) markVectorsIncomplete(this.db);
       this.#pending.push({ id, title, text });
     }
@@ -249,7 +250,8 @@ export class DocumentRecorder {
 
   /**
    * Embeds, through the embedding service, the documents stored without vectors. A failure is a
-   * warning: the documents are stored and searchable by keyword, and a later search embeds them.
+   * warning: the documents are stored and searchable by keyword, a search embeds them for itself,
+   * and the next add or `docs.repair` stores their vectors.
    */
   async embedPending(): Promise<void> {
     if (this.#pending.length > 0) {
@@ -261,11 +263,10 @@ export class DocumentRecorder {
           (work) => transaction(this.db, work),
         );
       } catch (error) {
-        // The documents are stored and searchable by keyword; a later search embeds them.
         this.report.warnings.push(
           `embedding with ${this.options.embedder.id} failed (${
             error instanceof Error ? error.message : String(error)
-          }); semantic search will embed these documents later`,
+          }); searches embed these documents for themselves until the next add or docs.repair stores their vectors`,
         );
       }
       this.#pending = [];

@@ -11,10 +11,11 @@
  */
 import { z } from "zod";
 import { repairStore, repairUnopenedStore } from "../doc_repair.ts";
+import { configuredEmbedder } from "../embedding_config.ts";
 import { readServerLock } from "../../store/server_lock.ts";
 import { recordVerifyOutcome } from "../../store/store_health.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { PATHS } from "../../ops/runtime.ts";
+import { PATHS } from "../../ops/service_keys.ts";
 import { healthFolder, openStoreOrDamage } from "./verify.ts";
 
 /**
@@ -30,7 +31,7 @@ export const repairOperation: Operation = defineOperation({
   id: "docs.repair",
   title: "Repair the document store",
   description:
-    "Verify the store, then rebuild what can be rebuilt: a damaged or incomplete search index (a new index generation, every queued change applied), damaged chunks from their documents' original files when still there unchanged, the message index when no serve runs; reclaim unused packs. Reports what cannot be repaired (naming the documents and files) and what to do. `dry_run` only reports.",
+    "Verify the store, then rebuild what can be rebuilt: a damaged or incomplete search index (a new index generation, every queued change applied), vectors the configured embedder has not stored, damaged chunks from their documents' original files when still there unchanged, the message index when no serve runs; reclaim unused packs. Reports what cannot be repaired (naming the documents and files) and what to do. `dry_run` only reports.",
   input: z.object({
     dry_run: z.boolean().default(false).describe("Report what would be done"),
     max_documents: z.number().int().min(0).max(10_000).default(100).describe(
@@ -53,6 +54,11 @@ export const repairOperation: Operation = defineOperation({
       reason: z.string().optional(),
       new_file: z.string().optional(),
       documents_indexed: z.number().int().optional(),
+    }),
+    vectors: z.object({
+      model: z.string().nullable(),
+      action: z.enum(["none", "stored", "would_store"]),
+      documents: z.number().int(),
     }),
     message_index: z.object({
       file: z.string().nullable(),
@@ -116,6 +122,7 @@ export const repairOperation: Operation = defineOperation({
       maxDocuments: input.max_documents,
       signal: context.signal,
       serveRunning: () => home === undefined ? Promise.resolve(false) : serveHolds(home),
+      embedder: configuredEmbedder(),
     });
     const folder = healthFolder(context, store.db);
     if (folder !== undefined && !input.dry_run) {

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { DEDUPE_ALGORITHM, duplicateGroups } from "../doc_dedupe.ts";
-import { ensureVectors } from "../doc_search.ts";
+import { unstoredVectors } from "../unstored_vectors.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY } from "./shared.ts";
 
@@ -53,8 +53,10 @@ export const semanticDedupeOperation: Operation = defineOperation({
   timeoutMs: 120_000,
   async run(context, input) {
     const docs = docsContext(context);
-    await ensureVectors(docs.db, docs.embedder);
+    // Read-only: documents without stored vectors are embedded for this call, never stored.
+    const unstored = await unstoredVectors(docs.db, docs.embedder);
     return duplicateGroups(docs.db, {
+      unstored: unstored.documents,
       model: docs.embedder.id,
       threshold: input.threshold,
       strategy: input.strategy,

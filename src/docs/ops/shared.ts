@@ -1,5 +1,5 @@
 /**
- * What the `docs` and `session` operations share: the store, clock and
+ * What the `docs` and `doc_session` operations share: the store, clock and
  * embedder from the context, and the parameter schemas several of them use
  * (session scope, tags, metadata).
  *
@@ -20,7 +20,7 @@ import { configuredEmbedder } from "../embedding_config.ts";
 import type { Embedder } from "../embedder.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import type { OperationContext } from "../../ops/operation.ts";
-import { CLOCK, DATABASE, PATHS, ROOTS } from "../../ops/runtime.ts";
+import { CLOCK, DATABASE, PATHS, ROOTS } from "../../ops/service_keys.ts";
 
 /** Everything a document operation reads from its context. */
 export interface DocsContext {

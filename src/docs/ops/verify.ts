@@ -14,7 +14,7 @@ import { verifyUnopenedStore } from "../store_structure.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import { isDamageError, recordVerifyOutcome, storeFolder } from "../../store/store_health.ts";
 import { defineOperation, type Operation, type OperationContext } from "../../ops/operation.ts";
-import { DATABASE, PATHS } from "../../ops/runtime.ts";
+import { DATABASE, PATHS } from "../../ops/service_keys.ts";
 import { READ_ONLY } from "./shared.ts";
 
 const fileStatus = z.enum([

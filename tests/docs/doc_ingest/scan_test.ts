@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { HashedEmbedder } from "../../../src/docs/embedder.ts";
+import { HashedEmbedder } from "../../../src/docs/hashed_embedder.ts";
 import { isFileProblem, kindOf, listFiles, textFirst } from "../../../src/docs/doc_ingest/scan.ts";
 import { newReport } from "../../../src/docs/doc_ingest/ingest.ts";
 import type { IngestOptions } from "../../../src/docs/doc_ingest.ts";

@@ -1,5 +1,5 @@
 /**
- * `session.pin`: makes stored documents part of a session's scope without
+ * `doc_session.pin`: makes stored documents part of a session's scope without
  * re-adding them.
  *
  * @module
@@ -7,12 +7,13 @@
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { pinInputSchema, pinOutputSchema, runPin } from "./shared.ts";
 
-/** The `session.pin` operation. */
+/** The `doc_session.pin` operation. */
 export const pinOperation: Operation = defineOperation({
-  id: "session.pin",
-  title: "Pin documents to a session",
+  id: "doc_session.pin",
+  aliases: ["session.pin"],
+  title: "Pin documents to a document session",
   description:
-    "Pin stored documents (by `hash`, `name`, or `path` glob) to the current session, so session-scoped search, list, grep and suggest_context include them.",
+    "Pin stored documents (by `hash`, `name`, or `path` glob) to the current document session, so session-scoped search, list, grep and suggest_context include them.",
   input: pinInputSchema,
   output: pinOutputSchema,
   scopes: ["session:write"],

@@ -1,5 +1,5 @@
 /**
- * `session.start`: begins (or resumes) a named session and makes it
+ * `doc_session.start`: begins (or resumes) a named session and makes it
  * current; documents added from now on carry it, in every process.
  *
  * @module
@@ -10,12 +10,13 @@ import { docsContext, labelSchema, sessionNameSchema } from "../ops/shared.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { sessionInfoSchema } from "./shared.ts";
 
-/** The `session.start` operation. */
+/** The `doc_session.start` operation. */
 export const startOperation: Operation = defineOperation({
-  id: "session.start",
-  title: "Start a session",
+  id: "doc_session.start",
+  aliases: ["session.start"],
+  title: "Start a document session",
   description:
-    "Begin a work session (or resume one by `name`) and make it current: documents added while it is current carry it, and search/list/grep/suggest_context with use_session see only them and what is pinned to it.",
+    "Begin a document session (or resume one by `name`) and make it current: documents added while it is current carry it, and search/list/grep/suggest_context with use_session see only them and what is pinned to it.",
   input: z.object({
     name: sessionNameSchema.optional().describe("Session name (default: session-<time>)"),
     label: labelSchema.optional().describe("Human label"),

@@ -1,17 +1,18 @@
 /**
- * `session.unpin`: takes pinned documents out of a session's scope.
+ * `doc_session.unpin`: takes pinned documents out of a session's scope.
  *
  * @module
  */
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { pinInputSchema, pinOutputSchema, runPin } from "./shared.ts";
 
-/** The `session.unpin` operation. */
+/** The `doc_session.unpin` operation. */
 export const unpinOperation: Operation = defineOperation({
-  id: "session.unpin",
-  title: "Unpin documents from a session",
+  id: "doc_session.unpin",
+  aliases: ["session.unpin"],
+  title: "Unpin documents from a document session",
   description:
-    "Unpin documents (by `hash`, `name`, or `path` glob) from the current session. Documents added in the session stay in its scope.",
+    "Unpin documents (by `hash`, `name`, or `path` glob) from the current document session. Documents added in the session stay in its scope.",
   input: pinInputSchema,
   output: pinOutputSchema,
   scopes: ["session:write"],

@@ -1,5 +1,5 @@
 /**
- * `session.watch`: keeps a folder's documents current. With `once`, one
+ * `doc_session.watch`: keeps a folder's documents current. With `once`, one
  * rescan re-adds every file whose size or modification time changed. Without
  * it, the folder is rescanned now and then watched (`Deno.watchFs`) inside
  * the process running this operation, for as long as that process lives;
@@ -35,9 +35,10 @@ const watchInfoSchema = z.object({
   last_error: z.string().nullable(),
 });
 
-/** The `session.watch` operation. */
+/** The `doc_session.watch` operation. */
 export const watchOperation: Operation = defineOperation({
-  id: "session.watch",
+  id: "doc_session.watch",
+  aliases: ["session.watch"],
   title: "Watch a folder",
   description:
     "Keep a folder's stored documents current. `once: true` rescans now and re-adds changed files. Otherwise the folder is rescanned and then watched by this process (it lives as long as the process, e.g. the MCP server); `enable: false` stops watching. Re-added documents carry the current session.",

@@ -1,5 +1,5 @@
 /**
- * What the `session` operations share: schemas, and how pin and unpin
+ * What the `doc_session` operations share: schemas, and how pin and unpin
  * find the documents they name.
  *
  * @module
@@ -14,7 +14,7 @@ import { documentPathsAll } from "../../store/docs_documents.ts";
 import { docsContext, globSchema, sessionNameSchema } from "../ops/shared.ts";
 import type { OperationContext } from "../../ops/operation.ts";
 
-/** A session as the session operations report it. */
+/** A document session as the doc_session operations report it. */
 export const sessionInfoSchema = z.object({
   session_id: z.string(),
   label: z.string().nullable(),

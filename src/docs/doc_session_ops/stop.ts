@@ -1,5 +1,5 @@
 /**
- * `session.stop`: ends the current (or named) session. Its documents stay;
+ * `doc_session.stop`: ends the current (or named) session. Its documents stay;
  * only new additions stop carrying it.
  *
  * @module
@@ -10,12 +10,13 @@ import { docsContext, sessionNameSchema } from "../ops/shared.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { sessionInfoSchema } from "./shared.ts";
 
-/** The `session.stop` operation. */
+/** The `doc_session.stop` operation. */
 export const stopOperation: Operation = defineOperation({
-  id: "session.stop",
-  title: "Stop a session",
+  id: "doc_session.stop",
+  aliases: ["session.stop"],
+  title: "Stop a document session",
   description:
-    "End the current session (or the one named). Documents are kept; documents added afterwards are global again.",
+    "End the current document session (or the one named). Documents are kept; documents added afterwards are global again.",
   input: z.object({
     name: sessionNameSchema.optional().describe("Session to stop (default: the current one)"),
   }),

@@ -1,0 +1,37 @@
+/**
+ * The services Vantage's own operations use, by key. An operation reads
+ * them from its context (`context.services.get(DATABASE)`); a process
+ * provides them (`runtime.ts`), and a test may provide its own.
+ *
+ * @module
+ */
+import type { VantagePaths } from "../core/config.ts";
+import type { DatabaseSync } from "../store/database.ts";
+import type { QueryRunner } from "../store/readonly_query.ts";
+import { type ServiceKey, serviceKey } from "./services.ts";
+
+/** Where the data home and its files are. */
+export const PATHS: ServiceKey<VantagePaths> = serviceKey<VantagePaths>("paths");
+
+/** The read-write store connection (migrated at open). */
+export const DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("database");
+
+/** A read-only connection: SQLite itself refuses any write through it. */
+export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(
+  "read-only database",
+);
+
+/** The message search index (a separate file the indexer worker keeps current). */
+export const MESSAGE_INDEX: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("message index");
+
+/** The pool of processes that run read-only SQL queries (`exec_query`, `/api/query`). */
+export const QUERY_RUNNER: ServiceKey<QueryRunner> = serviceKey<QueryRunner>("query runner");
+
+/** The folders files may be read from and written into (`VANTAGE_ROOTS`). */
+export const ROOTS: ServiceKey<readonly string[]> = serviceKey<readonly string[]>("roots");
+
+/** The folder the caller works in (an MCP server runs in its agent's project folder). */
+export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
+
+/** The clock, so tests can fix "now". */
+export const CLOCK: ServiceKey<() => number> = serviceKey<() => number>("clock");
