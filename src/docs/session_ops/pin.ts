@@ -12,7 +12,7 @@ export const pinOperation: Operation = defineOperation({
   id: "session.pin",
   title: "Pin documents to a session",
   description:
-    "Pin stored documents (by `hash`, `name`, or `path` glob) to the current session, so session-scoped search, list, grep and suggest_context include them.",
+    "Pin stored documents to the current session. By `hash`, `name` or `path` glob, so session-scoped search, list, grep and suggest_context include them.",
   input: pinInputSchema,
   output: pinOutputSchema,
   scopes: ["session:write"],

@@ -15,7 +15,7 @@ export const stopOperation: Operation = defineOperation({
   id: "session.stop",
   title: "Stop a session",
   description:
-    "End the current session (or the one named). Documents are kept; documents added afterwards are global again.",
+    "End the current document session (or the one named). Documents are kept; later ones are global again.",
   input: z.object({
     name: sessionNameSchema.optional().describe("Session to stop (default: the current one)"),
   }),

@@ -11,7 +11,7 @@ export const unpinOperation: Operation = defineOperation({
   id: "session.unpin",
   title: "Unpin documents from a session",
   description:
-    "Unpin documents (by `hash`, `name`, or `path` glob) from the current session. Documents added in the session stay in its scope.",
+    "Unpin documents from the current session. By `hash`, `name` or `path` glob; documents added in the session stay in its scope.",
   input: pinInputSchema,
   output: pinOutputSchema,
   scopes: ["session:write"],
