@@ -65,7 +65,7 @@ function searchText(response: SearchResponse): string | undefined {
   const hits = response.results as unknown as CompactHit[];
   if (hits.some((hit) => typeof hit.signature !== "string")) return undefined;
   const lines = hits.map(hitText);
-  if (hits.length === 0) lines.push("no operation you may run matches; try other words");
+  if (hits.length === 0) lines.push("no match: try other words");
   if (response.truncated) lines.push("(more matched: raise limit)");
   return lines.join("\n");
 }

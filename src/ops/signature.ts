@@ -2,9 +2,9 @@
  * Operations as an agent first meets them: one line saying what it does, a
  * one-line signature with every argument's type, bounds and default, and
  * the names of the result's top-level fields. It is what the `dex` search
- * returns per hit; whole schemas cost ten times as much and stay behind
- * `describe`. Everything here is read from the JSON Schemas, so it cannot
- * say more or less than the executor enforces.
+ * returns per hit; whole schemas cost ten to twenty times as much and stay
+ * behind `describe`. Everything here is read from the JSON Schemas, so it
+ * cannot say more or less than the executor enforces.
  *
  * @module
  */
