@@ -1,9 +1,10 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
- * includes redact), redact, perception, http, docs, writers, otlp (default: all).
+ * includes redact), redact, perception, http, docs, writers, otlp, ax (default: all).
  */
 import { benchAgent } from "./bench/agent.ts";
+import { benchAx } from "./bench/ax.ts";
 import { benchDocs, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
@@ -30,6 +31,7 @@ const suites: Record<string, () => Promise<void>> = {
   docs: () => benchDocs(),
   writers: () => benchWriters(),
   otlp: () => benchOtlp(),
+  ax: () => benchAx(),
 };
 
 // grep runs on its own; agent runs redact itself, so the default list leaves both out.

@@ -44,7 +44,11 @@ export interface McpTool {
 
 /** An MCP `tools/call` result. */
 export interface McpToolResult {
-  /** Text copy of the result for clients that ignore structured content. */
+  /**
+   * The result as text, for clients that read no structured content: compact
+   * JSON, or a shorter rendering of the same facts; never longer than the
+   * structured payload beside it.
+   */
   content: Array<{ type: "text"; text: string }>;
   /** The result as JSON, matching the tool's output schema when it declares one. */
   structuredContent?: Record<string, unknown>;
@@ -64,12 +68,22 @@ export interface McpSurface {
   call(name: string, args: Record<string, unknown> | undefined): Promise<McpToolResult>;
 }
 
-/** Wraps a JSON object as a tool result. */
+/**
+ * Wraps a JSON object as a tool result. The text block is the object as
+ * compact JSON, or `options.text` (a readable rendering of the same facts)
+ * when that is no longer: clients forward one of the two to the model
+ * (Claude Code, Codex and Copilot CLI the structured one when present, others
+ * the text), and neither should cost more than the other.
+ */
 export function jsonResult(
   value: Record<string, unknown>,
-  options: { isError?: boolean; structured?: boolean } = {},
+  options: { isError?: boolean; structured?: boolean; text?: string } = {},
 ): McpToolResult {
-  const result: McpToolResult = { content: [{ type: "text", text: JSON.stringify(value) }] };
+  const json = JSON.stringify(value);
+  const text = options.text !== undefined && options.text.length <= json.length
+    ? options.text
+    : json;
+  const result: McpToolResult = { content: [{ type: "text", text }] };
   if (options.structured ?? true) result.structuredContent = value;
   if (options.isError === true) result.isError = true;
   return result;

@@ -1,6 +1,7 @@
 /**
  * The `full` surface: one MCP tool per operation the caller may run, each
- * with its own schemas and annotations, named as the catalog's naming says
+ * with its input schema, a slim result schema (top-level fields and their
+ * types) and its annotations, named as the catalog's naming says
  * (Vantage's: `operation_names.ts`, where the `agent` operations keep TMA1's
  * tool names verbatim).
  *
@@ -8,7 +9,7 @@
  */
 import type { Catalog } from "../ops/catalog.ts";
 import { executeOperation, type ExecuteOptions } from "../ops/executor.ts";
-import { toJsonSchema } from "../ops/json_schema.ts";
+import { slimSchema, toJsonSchema } from "../ops/json_schema.ts";
 import type { Caller, Operation } from "../ops/operation.ts";
 import { executeResult, jsonResult, type McpSurface, type McpTool, toolError } from "./surface.ts";
 
@@ -29,7 +30,8 @@ export function fullSurface(
         title: operation.title,
         description: operation.description,
         inputSchema: toJsonSchema(operation.input, "input"),
-        outputSchema: toJsonSchema(operation.output, "output"),
+        // The whole result schema is 60% of a full tool list; `dex_describe` gives it on demand.
+        outputSchema: slimSchema(toJsonSchema(operation.output, "output")),
         annotations: { title: operation.title, ...operation.annotations },
       }));
     },

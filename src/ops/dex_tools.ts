@@ -11,6 +11,7 @@ import { executeOperation, type ExecuteOptions, type ExecuteResponse } from "./e
 import type { JsonSchema } from "./json_schema.ts";
 import { type Caller, type OperationAnnotations, READ_ONLY_ANNOTATIONS } from "./operation.ts";
 import { executePipeline, type PipelineResponse, type PipelineStep } from "./pipeline.ts";
+import { compactHit } from "./signature.ts";
 
 /** An MCP tool definition with JSON Schema 2020-12 input and output schemas. */
 export interface ToolDefinition {
@@ -55,7 +56,7 @@ export function searchTool(): ToolDefinition {
     name: "search",
     title: "Search operations",
     description:
-      "Find operations you may run, best match first, with their input and output schemas. Then call `execute` with an operation_id.",
+      "Find operations you may run, best first: each one's signature (`?` or `= default`: optional; `1..10` a range; flags off unless `= true`) and result fields. Then `execute` its operation_id.",
     input_schema: {
       $schema: SCHEMA_DIALECT,
       type: "object",
@@ -63,6 +64,12 @@ export function searchTool(): ToolDefinition {
         query: { type: "string", description: "What you want to do, in words" },
         limit: { type: "integer", minimum: 1, maximum: 50, default: 5 },
         cassette: { type: "string", description: "Only this pack (e.g. agent, docs)" },
+        detail: {
+          type: "string",
+          enum: ["compact", "full"],
+          default: "compact",
+          description: "full: whole JSON Schemas",
+        },
       },
       required: ["query"],
       additionalProperties: false,
@@ -139,21 +146,37 @@ export type SearchResponse =
 
 /**
  * Handles a `search` tool call: validates the arguments, then searches the
- * operations `caller` may run.
+ * operations `caller` may run. Each hit is compact (id, one line, signature,
+ * result fields) unless `detail` is `full`, which gives the whole schemas.
  */
 export function handleSearch(catalog: Catalog, args: unknown, caller: Caller): SearchResponse {
   assertCaller(caller);
-  const problem = checkObject(args, { query: "string", limit: "integer", cassette: "string" }, [
-    "query",
-  ]);
+  const problem = checkObject(
+    args,
+    { query: "string", limit: "integer", cassette: "string", detail: "string" },
+    ["query"],
+  );
   if (problem !== undefined) return { error: invalid(problem) };
-  const { query, limit, cassette } = args as { query: string; limit?: number; cassette?: string };
+  const { query, limit, cassette, detail } = args as {
+    query: string;
+    limit?: number;
+    cassette?: string;
+    detail?: string;
+  };
   if (limit !== undefined && (limit < 1 || limit > 50)) {
     return { error: invalid(`'limit' must be between 1 and 50; got ${limit}`) };
   }
+  if (detail !== undefined && detail !== "compact" && detail !== "full") {
+    return { error: invalid(`'detail' must be 'compact' or 'full'; got '${detail}'`) };
+  }
   const found = catalog.search(query, caller, { limit: limit ?? 5, cassette });
+  const results = detail === "full"
+    ? found.results
+    : found.results.map((hit) =>
+      compactHit(hit.operation_id, hit.description, hit.input_schema, hit.output_schema)
+    );
   return {
-    results: found.results as unknown as Record<string, unknown>[],
+    results: results as unknown as Record<string, unknown>[],
     truncated: found.truncated,
   };
 }

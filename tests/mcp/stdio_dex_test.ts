@@ -19,11 +19,20 @@ Deno.test("dex surface over real stdio: list, search, execute, pipeline, refusal
       });
       assert.notEqual(result.isError, true);
       const structured = result.structuredContent as {
-        results: Array<{ operation_id: string; cassette: string }>;
+        results: Array<{ operation_id: string; signature: string }>;
         truncated: boolean;
       };
       assert.equal(structured.results[0].operation_id, "dex.describe");
-      assert.equal(structured.results[0].cassette, "dex");
+      assert.equal(structured.results[0].signature, "(target?: string)");
+      const full = await session.client.callTool({
+        name: "search",
+        arguments: { query: "describe operation schema", detail: "full" },
+      });
+      const whole = (full.structuredContent as {
+        results: Array<{ cassette: string; input_schema: { type: string } }>;
+      }).results[0];
+      assert.equal(whole.cassette, "dex");
+      assert.equal(whole.input_schema.type, "object");
       const byIdentifier = await session.client.callTool({
         name: "search",
         arguments: { query: "listCassettes" },

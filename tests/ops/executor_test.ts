@@ -143,9 +143,15 @@ Deno.test("handleSearch ranks only what the caller may run", () => {
   const asWriter = handleSearch(catalog, { query: "save note" }, writer);
   assert.ok("results" in asWriter);
   assert.equal(asWriter.results[0].operation_id, "notes.put");
-  assert.equal(asWriter.results[0].cassette, "notes");
-  assert.equal(asWriter.results[0].source, "test-host");
-  assert.equal((asWriter.results[0].input_schema as { type: string }).type, "object");
+  assert.equal(typeof asWriter.results[0].signature, "string");
+  const whole = handleSearch(catalog, { query: "save note", detail: "full" }, writer);
+  assert.ok("results" in whole);
+  assert.equal(whole.results[0].cassette, "notes");
+  assert.equal(whole.results[0].source, "test-host");
+  assert.equal((whole.results[0].input_schema as { type: string }).type, "object");
+  const badDetail = handleSearch(catalog, { query: "note", detail: "all" }, writer);
+  assert.ok("error" in badDetail);
+  assert.equal(badDetail.error.kind, "invalid_arguments");
   const limited = handleSearch(catalog, { query: "", limit: 2 }, reader);
   assert.ok("results" in limited);
   assert.equal(limited.results.length, 2);

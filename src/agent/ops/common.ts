@@ -51,10 +51,16 @@ export function clamp(
   return Math.min(max, Math.max(min, Math.trunc(value)));
 }
 
-/** The `agent_source` argument: canonical names, aliases, and self/me/mine. */
-export const agentSourceSchema = z.string().optional().describe(
-  "claude_code, codex, openclaw, copilot_cli or self (aliases: cc, claude, copilot, me, mine); empty = all",
-);
+/**
+ * The `agent_source` argument. The schema lists the canonical values a model
+ * should send; the operations also take aliases in any case (`cc`, `Claude`,
+ * `copilot`, `me`, …), so validation stays a plain string and an unknown name
+ * is refused by {@linkcode resolveAgentFilter} with the list of good ones.
+ */
+export const agentSourceSchema: z.ZodOptional<z.ZodString> = z.string()
+  .meta({ enum: [...AGENT_NAMES, "self", ""] })
+  .optional()
+  .describe('"" = all; aliases like cc, me work too');
 
 /** How an `agent_source` argument resolved. */
 export interface AgentFilter {

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { clamp } from "./common.ts";
 
 /** The longest lookback any dashboard read accepts: 400 days, in minutes. */
@@ -21,16 +22,15 @@ export interface TimeWindow {
   since_min: number;
 }
 
-/** Schema of `since_min`. */
-export function sinceMinSchema(defaultMin: number): z.ZodOptional<z.ZodNumber> {
-  return z.number().int().optional().describe(
-    `Lookback in minutes, 1-${MAX_LOOKBACK_MIN} (default ${defaultMin})`,
-  );
+/** Schema of `since_min`: clamped into 1 minute … 400 days. */
+export function sinceMinSchema(defaultMin: number): z.ZodDefault<z.ZodNumber> {
+  return clampedInt(1, MAX_LOOKBACK_MIN).default(defaultMin).describe("Lookback, minutes");
 }
 
-/** Schema of `until_min`. */
-export const untilMinSchema: z.ZodOptional<z.ZodNumber> = z.number().int().min(0).optional()
-  .describe("End of the window, in minutes before now (default 0 = now)");
+/** Schema of `until_min`: a negative end is refused, one past the longest lookback clamped. */
+export const untilMinSchema: z.ZodDefault<z.ZodNumber> = z.number().int().min(0)
+  .overwrite((value) => Math.min(value, MAX_LOOKBACK_MIN)).max(MAX_LOOKBACK_MIN).default(0)
+  .describe("Window end, minutes before now (0 = now)");
 
 /** The window's end as an ISO time (now when open-ended). */
 export function windowEnd(window: TimeWindow, now: number): string {

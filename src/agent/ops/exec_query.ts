@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { VantageError } from "../../core/errors.ts";
 import { QUERY_TABLES, queryTableScopes, readableTables } from "../../store/query_tables.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "../../store/readonly_query.ts";
@@ -67,19 +68,15 @@ export const execQueryOperation: Operation = defineOperation({
   id: "agent.exec_query",
   title: "Read-only SQL query",
   description:
-    `Run one read-only SELECT (or WITH … SELECT) on Vantage's SQLite store. Besides sql:read, agent:read opens ${
+    `Run one read-only SELECT (or WITH … SELECT) on Vantage's SQLite store. agent:read opens ${
       AGENT_TABLES.join(", ")
-    }; docs:read opens the docs_* tables (documents, chunks, tags, …); ${
-      BOTH.join(", ")
-    } needs both; ${
+    }; docs:read the docs_* tables; ${BOTH.join(", ")} need both; ${
       SQL_ONLY.join(", ")
-    } need no other scope. Discover columns with SELECT * FROM pragma_table_info('sessions').`,
+    } no other. Columns: SELECT * FROM pragma_table_info('sessions').`,
   input: z.object({
     sql: z.string().min(1).describe("One SELECT statement"),
-    row_limit: z.number().int().optional().describe("Rows, 1-1000 (default 100)"),
-    cell_chars: z.number().int().optional().describe(
-      "Characters per cell, 100-20000 (default 2000)",
-    ),
+    row_limit: clampedInt(1, 1000).default(100),
+    cell_chars: clampedInt(100, 20_000).default(2000).describe("Characters per cell"),
   }),
   output: z.object({
     columns: z.array(z.string()),

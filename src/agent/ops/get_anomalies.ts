@@ -14,11 +14,9 @@ export const getAnomaliesOperation: Operation = defineOperation({
   id: "agent.get_anomalies",
   title: "Anomalies",
   description:
-    "Active anomalies of a session (default: yours): repeated failed builds, stale file views, loops, edit churn, context pressure… each with evidence and a suggestion.",
+    "Is this session going in circles? Its active anomalies: repeated failures, stale file views, loops, edit churn, context pressure, each with evidence and a suggestion.",
   input: z.object({
-    session_id: z.string().optional().describe(
-      "Session to inspect (default: the active one for your folder)",
-    ),
+    session_id: z.string().optional().describe("Session (default: your latest here)"),
   }),
   output: z.object({
     session_id: z.string(),

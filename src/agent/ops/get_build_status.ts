@@ -14,9 +14,9 @@ export const getBuildStatusOperation: Operation = defineOperation({
   id: "agent.get_build_status",
   title: "Build status",
   description:
-    "Latest build/test run recorded by `vantage build` (optionally of one tag): passing or failing, the last error with file and line, and stale=true when the failure is older than the watcher's idle threshold.",
+    "Did the last build or test run fail, and where? The latest `vantage build` run: status, errors with file and line; stale when the failure is old.",
   input: z.object({
-    tag: z.string().optional().describe("Build watcher tag (default: most recent of any)"),
+    tag: z.string().optional().describe("Build watcher tag (default: the latest of any)"),
   }),
   output: buildStatusSchema,
   scopes: ["agent:read"],

@@ -27,10 +27,10 @@ export const getContextBundleOperation: Operation = defineOperation({
   id: "agent.get_context_bundle",
   title: "Context bundle",
   description:
-    "Everything Vantage knows right now, in one call: your session's state, active anomalies, build status, recent outside changes and the project's structure. Use it after a compaction, a directory switch, or when context feels stale.",
+    "Everything Vantage knows now, in one call. Your session's state, anomalies, build status, outside changes and project structure; use it when context feels stale.",
   input: z.object({
-    session_id: z.string().optional().describe("Override the resolved session"),
-    cwd: z.string().optional().describe("Project folder to resolve (default: yours)"),
+    session_id: z.string().optional().describe("Session (default: your latest here)"),
+    cwd: z.string().optional().describe("Project folder (default: yours)"),
   }),
   output: z.object({
     project: z.string(),

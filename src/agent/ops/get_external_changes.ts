@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, clamp, READ_ONLY } from "./common.ts";
 import { externalChanges, externalChangesSchema } from "./state_builders.ts";
@@ -14,9 +15,9 @@ export const getExternalChangesOperation: Operation = defineOperation({
   id: "agent.get_external_changes",
   title: "Outside changes",
   description:
-    "Files modified in this project (attributed to an agent or 'unknown' — someone else), plus git commits and branch moves. Check before editing: did anyone touch this file since you read it?",
+    "What changed in this project outside your session. Files modified by someone else or another agent, git commits and branch moves; check before editing a file you read earlier.",
   input: z.object({
-    since_min: z.number().int().optional().describe("Lookback in minutes (default 30)"),
+    since_min: clampedInt(1, 43_200).default(30).describe("Lookback, minutes"),
   }),
   output: externalChangesSchema,
   scopes: ["agent:read"],

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { AGENT_NAMES } from "../../model/agent_records.ts";
 import { listSessions, recentMessages } from "../../store/agent_reads.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
@@ -41,19 +42,17 @@ export const getPeerSessionsOperation: Operation = defineOperation({
   id: "agent.get_peer_sessions",
   title: "Peer agents' recent sessions",
   description:
-    "Recent sessions on this project by other coding agents (Claude Code, Codex, Copilot CLI, OpenClaw), newest first, with their latest messages. Empty agent_source = every agent except you; 'self' = your own past sessions here.",
+    'What other agents are doing in this project. Their recent sessions, newest first, with the latest messages; agent_source "" = every agent but you, self = your own.',
   input: z.object({
     agent_source: agentSourceSchema,
-    detail: z.enum(["summary", "preview", "full"]).optional().describe(
-      "summary = no messages; preview = 3 recent at 240 chars (default); full = 40 at 1200 chars",
+    detail: z.enum(["summary", "preview", "full"]).default("preview").describe(
+      "summary: no messages; preview: 3 at 240 chars; full: 40 at 1200 chars",
     ),
-    limit: z.number().int().optional().describe("Sessions per agent, 1-5 (default 1)"),
-    since_min: z.number().int().optional().describe("Lookback in minutes (default 1440)"),
-    project: z.string().optional().describe(
-      "Absolute path prefix or bare project name (default: your folder)",
-    ),
-    message_limit: z.number().int().optional().describe(
-      "Deprecated: use detail. Messages per session, 1-100",
+    limit: clampedInt(1, 5).default(1).describe("Sessions per agent"),
+    since_min: clampedInt(1, 525_600).default(1440).describe("Lookback, minutes"),
+    project: z.string().optional().describe("Path prefix or bare name (default: your folder)"),
+    message_limit: clampedInt(1, 100).optional().describe(
+      "Deprecated, use detail: messages per session",
     ),
   }),
   output: z.object({

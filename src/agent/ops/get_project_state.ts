@@ -13,7 +13,7 @@ export const getProjectStateOperation: Operation = defineOperation({
   id: "agent.get_project_state",
   title: "Project state",
   description:
-    "The indexed structure of your project: languages, build system, test framework and test locations, top-level directories, key files (README, AGENTS.md, CLAUDE.md…), build and test commands. Read it once before running ls/cat/grep in a new repo.",
+    "What this project is and how to build and test it. Languages, build system, test framework and folders, top-level directories, key files, commands; read it once in a new repo.",
   input: z.object({}),
   output: z.object({ root: z.string(), indexed: z.boolean() }).catchall(z.unknown()),
   scopes: ["agent:read"],

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, clamp, READ_ONLY, resolveSession } from "./common.ts";
 import { buildSessionState, sessionStateSchema } from "./state_builders.ts";
@@ -15,15 +16,11 @@ export const getSessionStateOperation: Operation = defineOperation({
   id: "agent.get_session_state",
   title: "Session state",
   description:
-    "Full state of one session (default: the latest in your folder): tool calls and failures per tool, tokens and cost, current focus, recent files, last build error, files changed by others. verbose adds the recent actions in order.",
+    "What a session did and where it stands. Tool calls and failures per tool, tokens and cost, focus, recent files, last build error, outside changes; verbose adds the recent actions.",
   input: z.object({
-    session_id: z.string().optional().describe(
-      "Session to inspect (default: the active one for your folder)",
-    ),
-    verbose: z.boolean().optional().describe("Include the chronological action list"),
-    action_limit: z.number().int().optional().describe(
-      "Actions in the verbose list, 1-200 (default 50)",
-    ),
+    session_id: z.string().optional().describe("Session (default: your latest here)"),
+    verbose: z.boolean().default(false).describe("Add the recent actions, in order"),
+    action_limit: clampedInt(1, 200).default(50).describe("Actions listed when verbose"),
   }),
   output: sessionStateSchema,
   scopes: ["agent:read"],

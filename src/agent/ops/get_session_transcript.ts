@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import {
   getSession,
   type SessionRow,
@@ -32,15 +33,13 @@ export const getSessionTranscriptOperation: Operation = defineOperation({
   id: "agent.get_session_transcript",
   title: "Read a session's transcript",
   description:
-    "Read one session's messages (from search_sessions, get_peer_sessions or the context block). Pages go from newest to oldest: has_more and next_offset fetch older ones.",
+    "Read one session's messages, newest first. has_more and next_offset page to older ones; takes a session_id from search_sessions, get_peer_sessions or the context block.",
   input: z.object({
-    session_id: z.string().min(6).describe("Full id, or a prefix of at least 6 characters"),
-    message_limit: z.number().int().optional().describe("Messages per page, 1-200 (default 40)"),
-    offset: z.number().int().min(0).optional().describe("Skip this many of the newest messages"),
-    content_chars: z.number().int().optional().describe(
-      "Characters per message, 100-8000 (default 1200)",
-    ),
-    message_type: z.enum(MESSAGE_TYPES).optional().describe("Only this type of message"),
+    session_id: z.string().min(6).describe("Full id or a prefix"),
+    message_limit: clampedInt(1, 200).default(40).describe("Messages per page"),
+    offset: z.number().int().min(0).default(0).describe("Skip this many newest messages"),
+    content_chars: clampedInt(100, 8000).default(1200).describe("Characters per message"),
+    message_type: z.enum(MESSAGE_TYPES).optional().describe("Only this type"),
   }),
   output: z.object({
     session_id: z.string().optional(),

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { anomalyFacets, anomalyFeed } from "../../store/dashboard_reads.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
@@ -19,15 +20,17 @@ export const listAnomaliesOperation: Operation = defineOperation({
   id: "agent.list_anomalies",
   title: "Anomaly feed",
   description:
-    "Anomalies across every session (loops, repeated failures, stale views, edit churn…), newest first, each with its evidence and suggestion; filter by kind, project, severity or session. Also counts per kind and per project.",
+    "Anomalies across every session, newest first. Each with evidence and suggestion, filtered by kind, project, severity or session; counts per kind and project.",
   input: z.object({
     kind: z.string().optional().describe("Only this kind"),
     project: z.string().optional().describe("Only this project (its root path)"),
-    severity: z.string().optional().describe("info, warning or critical"),
+    severity: z.string().meta({ enum: ["info", "warning", "critical"] }).optional().describe(
+      "Only this severity",
+    ),
     session_id: z.string().optional().describe("Only this session"),
     since_min: sinceMinSchema(10_080),
-    include_resolved: z.boolean().optional().describe("Also resolved ones (default false)"),
-    limit: z.number().int().optional().describe("Anomalies, 1-200 (default 50)"),
+    include_resolved: z.boolean().default(false).describe("Also resolved ones"),
+    limit: clampedInt(1, 200).default(50).describe("Most anomalies"),
   }),
   output: z.object({
     count: z.number().int(),

@@ -12,6 +12,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { PATH_MAX_CHARS } from "../../core/limits.ts";
 import { subagentsOf, subagentTotals } from "../../store/agent_reads.ts";
 import { listSessionsFiltered } from "../../store/dashboard_reads.ts";
@@ -67,21 +68,21 @@ export const listSessionsOperation: Operation = defineOperation({
   id: "agent.list_sessions",
   title: "List sessions",
   description:
-    "List agent sessions across every project (or one), newest activity first, filtered by agent, time window, minimum cost and whether they have open anomalies. Pages with limit/offset. Sub-agent runs are nested under their parent session (subagents), whose counts include theirs; filters and paging count parent sessions only.",
+    "List agent sessions across projects, newest first. Filtered by agent, time window, cost and open anomalies; sub-agent runs nest under their parent.",
   input: z.object({
     agent_source: agentSourceSchema,
     // Bounded: it becomes a LIKE pattern, which SQLite refuses past 50,000 bytes.
     project: z.string().max(PATH_MAX_CHARS).optional().describe(
-      "Absolute path prefix or bare project name (default: every project)",
+      "Path prefix or bare name (default: every project)",
     ),
     since_min: sinceMinSchema(10_080),
     until_min: untilMinSchema,
     min_cost_usd: z.number().min(0).optional().describe("Only sessions costing at least this"),
     has_anomalies: z.boolean().optional().describe(
-      "true = only sessions with open anomalies; false = only those without",
+      "true: only with open anomalies; false: only without",
     ),
-    limit: z.number().int().optional().describe("Sessions per page, 1-200 (default 50)"),
-    offset: z.number().int().min(0).optional().describe("Skip this many (default 0)"),
+    limit: clampedInt(1, 200).default(50).describe("Sessions per page"),
+    offset: z.number().int().min(0).default(0).describe("Skip this many"),
   }),
   output: z.object({
     count: z.number().int(),

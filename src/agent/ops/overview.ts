@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import {
   activeSessionsByAgent,
   latestBuildPerProject,
@@ -33,14 +34,14 @@ export const overviewOperation: Operation = defineOperation({
   id: "agent.overview",
   title: "Overview",
   description:
-    "At a glance: agents active now, sessions started today, tokens and cost, tool calls and failure rate over a window, open anomalies by severity, and the latest build state of each project. Session counts count parent sessions: a sub-agent run is part of the session that started it.",
+    "All agents at a glance. Active now, sessions today, tokens and cost, tool calls and failure rate, open anomalies, each project's latest build.",
   input: z.object({
     since_min: sinceMinSchema(1440),
-    active_min: z.number().int().optional().describe(
-      "A session counts as active when it did something in the last N minutes, 1-120 (default 5)",
+    active_min: clampedInt(1, 120).default(5).describe(
+      "Active = did something in the last N minutes",
     ),
-    tz_offset_min: z.number().int().min(-840).max(840).optional().describe(
-      "Your time zone, minutes east of UTC, for 'today' (default 0 = UTC)",
+    tz_offset_min: z.number().int().min(-840).max(840).default(0).describe(
+      "Your time zone for 'today', minutes east of UTC",
     ),
   }),
   output: z.object({

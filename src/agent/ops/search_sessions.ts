@@ -11,6 +11,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import {
   getSession,
   listSessions,
@@ -92,16 +93,16 @@ export const searchSessionsOperation: Operation = defineOperation({
   id: "agent.search_sessions",
   title: "Search past sessions",
   description:
-    "Find past agent sessions by what was said in them ('how did we fix this before'). Searches this project's sessions (project '*' = all) of every agent; returns sessions with matching snippets and the session_id get_session_transcript takes.",
+    "How did we fix this error before? Past sessions found by what was said in them, with matching snippets and the session_id get_session_transcript reads.",
   input: z.object({
     query: z.string().min(1).describe("Keyword or phrase"),
     agent_source: agentSourceSchema,
     project: z.string().optional().describe(
-      "Absolute path prefix, bare name, or '*' for every project",
+      "Path prefix, bare name or * for all (default: your folder)",
     ),
-    since_min: z.number().int().optional().describe("Lookback in minutes (default 10080 = 7 days)"),
-    limit: z.number().int().optional().describe("Sessions, 1-10 (default 5)"),
-    snippet_limit: z.number().int().optional().describe("Snippets per session, 1-10 (default 3)"),
+    since_min: clampedInt(1, 5_256_000).default(10_080).describe("Lookback, minutes"),
+    limit: clampedInt(1, 10).default(5).describe("Sessions"),
+    snippet_limit: clampedInt(1, 10).default(3).describe("Snippets per session"),
   }),
   output: z.object({
     query: z.string(),

@@ -13,6 +13,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import {
   getSession,
   type SessionRow,
@@ -93,13 +94,11 @@ export const sessionTimelineOperation: Operation = defineOperation({
   id: "agent.session_timeline",
   title: "Session timeline",
   description:
-    "One session on one time axis: prompts, tool calls with durations and failures, file edits, compactions, API errors, sub-agent runs (side chains), anomalies and builds, plus each model call's tokens and cache hits. Takes a full session id or a unique prefix. A parent's counts include its sub-agents (listed under subagents, own share under own); a sub-agent names its parent.",
+    "One session on a time axis. Prompts, tool calls with durations and failures, edits, compactions, API errors, sub-agent runs, anomalies, builds and each model call's tokens.",
   input: z.object({
-    session_id: z.string().min(6).describe("Full id, or a unique prefix of at least 6 characters"),
-    limit: z.number().int().optional().describe("Most items, 10-2000 (default 800)"),
-    text_chars: z.number().int().optional().describe(
-      "Characters of text per item, 40-1000 (default 200)",
-    ),
+    session_id: z.string().min(6).describe("Full id or a unique prefix"),
+    limit: clampedInt(10, 2000).default(800).describe("Most items"),
+    text_chars: clampedInt(40, 1000).default(200).describe("Text characters per item"),
   }),
   output: z.object({
     session: sessionSummarySchema.extend({

@@ -42,16 +42,14 @@ export const usageTimeseriesOperation: Operation = defineOperation({
   id: "agent.usage_timeseries",
   title: "Token and cost time series",
   description:
-    "Tokens (input, output, cache reads and writes), cost and model calls per time bucket, one series per agent or per model, over a time window: with group_by model and bucket_min 1440, tokens and cost per day per model. Calls whose model has no price are counted apart (unpriced_calls), never as $0. Buckets are epoch milliseconds shared by every series.",
+    "Tokens and cost over time, per agent or per model. group_by model with bucket_min 1440 gives each day per model; unpriced calls are counted apart, never as $0.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,
     bucket_min: z.number().int().optional().describe(
-      "Bucket size in minutes (default: chosen for about 100 buckets; at most 400 buckets)",
+      "Minutes per bucket (default, or too fine for the window: about 100 buckets)",
     ),
-    group_by: z.enum(["agent", "model"]).optional().describe(
-      "One series per agent (default) or model",
-    ),
+    group_by: z.enum(["agent", "model"]).default("agent").describe("One series per agent or model"),
     agent_source: agentSourceSchema,
   }),
   output: z.object({

@@ -13,7 +13,7 @@ export const pinOperation: Operation = defineOperation({
   aliases: ["session.pin"],
   title: "Pin documents to a document session",
   description:
-    "Pin stored documents (by `hash`, `name`, or `path` glob) to the current document session, so session-scoped search, list, grep and suggest_context include them.",
+    "Pin stored documents to the current document session. By `hash`, `name` or `path` glob, so session-scoped search, list, grep and suggest_context include them.",
   input: pinInputSchema,
   output: pinOutputSchema,
   scopes: ["session:write"],

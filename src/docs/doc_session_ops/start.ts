@@ -16,7 +16,7 @@ export const startOperation: Operation = defineOperation({
   aliases: ["session.start"],
   title: "Start a document session",
   description:
-    "Begin a document session (or resume one by `name`) and make it current: documents added while it is current carry it, and search/list/grep/suggest_context with use_session see only them and what is pinned to it.",
+    "Begin (or resume by `name`) a document session and make it current. Documents added meanwhile carry it; use_session searches see only them and what is pinned.",
   input: z.object({
     name: sessionNameSchema.optional().describe("Session name (default: session-<time>)"),
     label: labelSchema.optional().describe("Human label"),

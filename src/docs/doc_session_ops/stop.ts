@@ -16,7 +16,7 @@ export const stopOperation: Operation = defineOperation({
   aliases: ["session.stop"],
   title: "Stop a document session",
   description:
-    "End the current document session (or the one named). Documents are kept; documents added afterwards are global again.",
+    "End the current document session (or the one named). Documents are kept; later ones are global again.",
   input: z.object({
     name: sessionNameSchema.optional().describe("Session to stop (default: the current one)"),
   }),

@@ -12,7 +12,7 @@ export const unpinOperation: Operation = defineOperation({
   aliases: ["session.unpin"],
   title: "Unpin documents from a document session",
   description:
-    "Unpin documents (by `hash`, `name`, or `path` glob) from the current document session. Documents added in the session stay in its scope.",
+    "Unpin documents from the current document session. By `hash`, `name` or `path` glob; documents added in the session stay in its scope.",
   input: pinInputSchema,
   output: pinOutputSchema,
   scopes: ["session:write"],

@@ -41,7 +41,7 @@ export const watchOperation: Operation = defineOperation({
   aliases: ["session.watch"],
   title: "Watch a folder",
   description:
-    "Keep a folder's stored documents current. `once: true` rescans now and re-adds changed files. Otherwise the folder is rescanned and then watched by this process (it lives as long as the process, e.g. the MCP server); `enable: false` stops watching. Re-added documents carry the current session.",
+    "Keep a folder's stored documents current. Rescan it and re-add changed files, then watch it while this process runs; `once` only rescans, `enable: false` stops.",
   input: z.object({
     path: pathSchema.describe("Folder to watch"),
     once: z.boolean().default(false).describe("Rescan once instead of watching"),

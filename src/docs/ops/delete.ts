@@ -16,7 +16,7 @@ export const deleteOperation: Operation = defineOperation({
   id: "docs.delete",
   title: "Delete documents",
   description:
-    "Delete stored documents by `name` (path, file name or glob such as *.tmp), `names`, or `hash`; every version of each matched path goes, and unused chunks are garbage-collected. `dry_run` reports without deleting.",
+    "Delete stored documents by `name` (path, file name or glob), `names` or `hash`. Every version goes and unused chunks are freed; `dry_run` only reports.",
   input: z.object({
     name: z.string().min(1).optional().describe("Name, path or glob"),
     names: z.array(z.string().min(1)).optional().describe("Several names, paths or globs"),

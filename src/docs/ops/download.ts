@@ -28,15 +28,15 @@ export const downloadOperation: Operation = defineOperation({
   id: "docs.download",
   title: "Download and store an artifact",
   description:
-    "Download a URL (http/https) and store it as a document, optionally verifying `checksum` (sha256:<hex>); nothing is stored on a mismatch. Needs the `net` scope.",
+    "Download a URL and store it as a document. http or https, optionally verified against `checksum` (nothing is stored on a mismatch); needs the `net` scope.",
   input: z.object({
     url: z.string().min(1).describe("http or https URL"),
-    checksum: z.string().min(1).optional().describe("sha256:<64 hex> the bytes must match"),
+    checksum: z.string().min(1).optional().describe("sha256:<hex> the bytes must match"),
     name: pathSchema.optional().describe("Name to store it under (default: from the URL)"),
-    tags: tagsSchema.optional().describe("Tags"),
-    metadata: metadataSchema.optional().describe("Key/value metadata"),
-    collection: collectionSchema.optional().describe("Collection"),
-    snapshot_label: labelSchema.optional().describe("Snapshot label"),
+    tags: tagsSchema.optional(),
+    metadata: metadataSchema.optional().describe("Object, or key=value strings"),
+    collection: collectionSchema.optional(),
+    snapshot_label: labelSchema.optional(),
   }),
   output: ingestOutput.extend({
     url: z.string(),

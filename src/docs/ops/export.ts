@@ -19,12 +19,12 @@ export const exportOperation: Operation = defineOperation({
   id: "docs.export",
   title: "Export a document to a file",
   description:
-    "Write one stored document by content `hash` (or 8+ hex prefix) or `name` to `outputPath`, verified byte for byte. The file must be inside VANTAGE_ROOTS (links that lead elsewhere are refused); an existing file is replaced only with `overwrite`.",
+    "Write one stored document to a file. By `hash` or `name`, to `outputPath` inside VANTAGE_ROOTS, verified byte for byte; an existing file is replaced only with `overwrite`.",
   input: z.object({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
     name: z.string().min(1).optional().describe("Path, file name or path suffix"),
     outputPath: pathSchema.describe("File to write"),
-    overwrite: z.boolean().default(false).describe("Replace an existing file"),
+    overwrite: z.boolean().default(false),
   }),
   output: z.object({
     id: z.number().int(),

@@ -19,16 +19,19 @@ export const getOperation: Operation = defineOperation({
   id: "docs.get",
   title: "Get a document",
   description:
-    "Retrieve one stored document by content `hash` (or 8+ hex prefix) or `name` (path, file name or path suffix): its metadata, with include_content its content (verified), with graph the related code-graph nodes (depth 1–5).",
+    "Get one stored document by `hash` (or prefix) or `name` (path, file name or suffix). Its metadata; with include_content its verified content, with graph its code-graph neighbours.",
   input: z.object({
-    hash: z.string().min(1).optional().describe("Content hash or prefix"),
+    // An abbreviated hash must be long enough to be unambiguous; the lookup refuses shorter.
+    hash: z.string().min(1).meta({ minLength: 8, maxLength: 64 }).optional().describe(
+      "Content hash or prefix",
+    ),
     name: z.string().min(1).optional().describe("Path, file name or path suffix"),
-    include_content: z.boolean().default(false).describe("Include the content"),
+    include_content: z.boolean().default(false),
     outputPath: pathSchema.optional().describe(
       "Not here: get only reads. Write a document to a file with export (docs:write)",
     ),
-    graph: z.boolean().default(false).describe("Include related code-graph nodes"),
-    depth: z.number().int().min(1).max(5).default(2).describe("Graph depth (1–5)"),
+    graph: z.boolean().default(false).describe("Add related code-graph nodes"),
+    depth: z.number().int().min(1).max(5).default(2).describe("Graph hops"),
   }),
   output: documentInfoSchema.extend({
     content: z.string().optional(),

@@ -12,6 +12,7 @@ import {
   fileNodeKey,
   graphNodesOfType,
   graphNodeTypes,
+  RELATIONS,
   walkGraph,
 } from "../doc_graph.ts";
 import { resolveDocument } from "../doc_read.ts";
@@ -23,17 +24,20 @@ export const graphOperation: Operation = defineOperation({
   id: "docs.graph",
   title: "Query the code graph",
   description:
-    "Walk the code graph of stored documents from a document (`hash` or `name`) or a `node_key`: relation IMPORTS, INCLUDES, DEFINES, CALLS, INHERITS, IMPLEMENTS or LINKS_TO; depth 1–5; `reverse` follows incoming edges (who calls/imports this). `list_types` counts node types; `list_type` lists nodes of one type.",
+    "Walk the code graph of stored documents: imports, calls, definitions, links. From a document or a `node_key`; `reverse` follows incoming edges (who calls this).",
   input: z.object({
     hash: z.string().min(1).optional().describe("Document hash or prefix"),
     name: z.string().min(1).optional().describe("Document path, file name or path suffix"),
     node_key: z.string().min(1).optional().describe("A node key, e.g. symbol:/repo/a.ts#main"),
-    relation: z.string().min(1).optional().describe("Only edges of this relation"),
-    depth: z.number().int().min(1).max(5).default(1).describe("Hops (1–5)"),
+    // Any case is accepted; the schema lists the spelling the graph stores.
+    relation: z.string().min(1).meta({ enum: [...RELATIONS] }).optional().describe(
+      "Only edges of this relation",
+    ),
+    depth: z.number().int().min(1).max(5).default(1).describe("Hops"),
     reverse: z.boolean().default(false).describe("Follow incoming edges"),
     list_types: z.boolean().default(false).describe("Count nodes per type"),
     list_type: z.string().min(1).optional().describe("List nodes of this type"),
-    limit: z.number().int().min(1).max(1000).default(100).describe("Most nodes"),
+    limit: z.number().int().min(1).max(1000).default(100),
   }),
   output: z.object({
     total: z.number().int(),

@@ -19,21 +19,19 @@ export const grepOperation: Operation = defineOperation({
   id: "docs.grep",
   title: "Grep documents",
   description:
-    "Search the text of stored documents for a regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround). Switches: ignore_case, word, literal, count, files_with_matches, max_count, context, line_numbers; `paths` limits it to stored paths, folders or globs.",
+    "Grep stored documents for a regular expression. RE2 (linear time: no backreferences or lookaround); `paths` limits it to stored paths, folders or globs.",
   input: z.object({
-    pattern: z.string().min(1).describe(
-      "Regular expression, RE2 syntax (no backreferences or lookaround)",
-    ),
+    pattern: z.string().min(1).describe("RE2 regular expression"),
     paths: z.union([z.array(z.string()), z.string()]).optional().describe(
       "Stored files, folders or globs to search (default: all)",
     ),
-    ignore_case: z.boolean().default(false).describe("Case-insensitive"),
+    ignore_case: z.boolean().default(false),
     word: z.boolean().default(false).describe("Whole words only"),
-    literal: z.boolean().default(false).describe("Treat the pattern as plain text"),
-    line_numbers: z.boolean().default(false).describe("Report line numbers"),
-    context: z.number().int().min(0).max(50).default(0).describe("Lines of context around matches"),
+    literal: z.boolean().default(false).describe("Plain text, not a regex"),
+    line_numbers: z.boolean().default(false),
+    context: z.number().int().min(0).max(50).default(0).describe("Lines around matches"),
     count: z.boolean().default(false).describe("Only count matching lines per file"),
-    files_with_matches: z.boolean().default(false).describe("Only list files with matches"),
+    files_with_matches: z.boolean().default(false),
     max_count: z.number().int().min(0).default(0).describe(
       "Stop after N matches per file (0: all)",
     ),

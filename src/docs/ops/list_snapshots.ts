@@ -14,9 +14,9 @@ export const listSnapshotsOperation: Operation = defineOperation({
   id: "docs.list_snapshots",
   title: "List snapshots",
   description:
-    "List snapshots (one per add), newest first: id, label, time, folder, collection, session, git commit/branch/remote and file count.",
+    "List snapshots (one per add), newest first. Label, time, folder, collection, session, git commit and file count.",
   input: z.object({
-    limit: z.number().int().min(1).max(10_000).default(100).describe("Most snapshots"),
+    limit: z.number().int().min(1).max(10_000).default(100),
   }),
   output: z.object({
     total: z.number().int(),

@@ -29,9 +29,9 @@ async function serveHolds(home: string): Promise<boolean> {
 /** The `docs.repair` operation. */
 export const repairOperation: Operation = defineOperation({
   id: "docs.repair",
-  title: "Repair the document store",
+  title: "Repair document memory",
   description:
-    "Verify the store, then rebuild what can be rebuilt: a damaged or incomplete search index (a new index generation, every queued change applied), vectors the configured embedder has not stored, damaged chunks from their documents' original files when still there unchanged, the message index when no serve runs; reclaim unused packs. Reports what cannot be repaired (naming the documents and files) and what to do. `dry_run` only reports.",
+    "Repair damaged document memory. Rebuild a damaged search or message index, store missing vectors, restore damaged chunks from unchanged original files, reclaim unused packs; reports what cannot be repaired.",
   input: z.object({
     dry_run: z.boolean().default(false).describe("Report what would be done"),
     max_documents: z.number().int().min(0).max(10_000).default(100).describe(

@@ -29,20 +29,21 @@ export const searchOperation: Operation = defineOperation({
   id: "docs.search",
   title: "Search documents",
   description:
-    "Search stored documents: hybrid (default; keyword + semantic fused), keyword (BM25), semantic or fuzzy; or look one up by `hash` prefix (8+ hex). Returns {total, type, execution_time_ms, results:[{id, hash, title, path, score, snippet}]}.",
+    "Find stored notes and documents by what they say. Hybrid (keyword + semantic), keyword (BM25), semantic or fuzzy search; or one document by `hash` prefix.",
   input: z.object({
-    query: z.string().optional().describe("Search text (required unless `hash` is given)"),
-    limit: z.number().int().min(1).max(1000).default(10).describe("Most results"),
-    type: z.enum(["hybrid", "keyword", "semantic", "fuzzy"]).default("hybrid").describe(
-      "hybrid, keyword, semantic or fuzzy",
+    query: z.string().optional().describe("Search text (or give hash)"),
+    limit: z.number().int().min(1).max(1000).default(10),
+    type: z.enum(["hybrid", "keyword", "semantic", "fuzzy"]).default("hybrid"),
+    fuzzy: z.boolean().default(true).describe("Also match near spellings"),
+    similarity: z.number().min(0).max(1).default(0.7).describe("Fuzzy match threshold"),
+    // An abbreviated hash must be long enough to be unambiguous; the lookup refuses shorter.
+    hash: z.string().meta({ minLength: 8, maxLength: 64 }).optional().describe(
+      "Content hash or prefix",
     ),
-    fuzzy: z.boolean().default(true).describe("Also match words close to the query's words"),
-    similarity: z.number().min(0).max(1).default(0.7).describe("Fuzzy match threshold (0–1)"),
-    hash: z.string().optional().describe("Content hash or prefix (8+ hex characters)"),
-    paths_only: z.boolean().default(false).describe("Return only the paths"),
-    line_numbers: z.boolean().default(false).describe("Number the snippet lines"),
-    context: z.number().int().min(0).max(50).default(0).describe("Lines of context around matches"),
-    collection: z.string().min(1).optional().describe("Only this collection"),
+    paths_only: z.boolean().default(false),
+    line_numbers: z.boolean().default(false),
+    context: z.number().int().min(0).max(50).default(0).describe("Lines around matches"),
+    collection: z.string().min(1).optional(),
     tags: tagsSchema.optional().describe("Only documents with all these tags"),
     ...sessionScopeFields,
   }),

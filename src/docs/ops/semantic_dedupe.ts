@@ -15,13 +15,13 @@ export const semanticDedupeOperation: Operation = defineOperation({
   id: "docs.semantic_dedupe",
   title: "Near-duplicate documents",
   description:
-    `Find groups of near-duplicate stored documents (${DEDUPE_ALGORITHM}: cosine of their first embedded piece ≥ threshold, plus name/path overlap), each with a canonical member to keep. Nothing is removed.`,
+    `Find groups of near-duplicate stored documents. ${DEDUPE_ALGORITHM}: cosine of their first embedded piece, plus name and path overlap; each group names a canonical member to keep. Removes nothing.`,
   input: z.object({
     group_key: z.string().min(1).optional().describe("Return only this group"),
     document_ids: z.array(z.number().int()).optional().describe(
       "Groups containing these documents",
     ),
-    limit: z.number().int().min(1).max(1000).default(25).describe("Most groups"),
+    limit: z.number().int().min(1).max(1000).default(25),
     threshold: z.number().min(0.5).max(1).default(0.92).describe("Least cosine for a pair"),
     strategy: z.enum(["keep-newest", "keep-oldest", "keep-largest"]).default("keep-newest")
       .describe("Which member is canonical"),

@@ -85,10 +85,8 @@ export const pathSchema = plainString(PATH_MAX_CHARS);
 
 /** The session-scope parameters of search, list, grep and suggest_context. */
 export const sessionScopeFields = {
-  use_session: z.boolean().default(false).describe(
-    "Only documents added in (or pinned to) the current session",
-  ),
-  session: sessionNameSchema.optional().describe("Only documents of this session"),
+  use_session: z.boolean().default(false).describe("Only the current session's documents"),
+  session: sessionNameSchema.optional().describe("Only this session's documents"),
   global_search: z.boolean().default(false).describe("Ignore session scoping"),
 };
 

@@ -14,10 +14,10 @@ export const statusOperation: Operation = defineOperation({
   id: "docs.status",
   title: "Document storage status",
   description:
-    "Storage statistics: total_objects, total_bytes, unique_blocks, deduplicated_bytes, dedup_ratio; `detailed` adds compression, counts of collections, snapshots, vectors, graph edges and the current session; `file_types` adds counts per type. `damage` is the store's recorded health: `degraded`, with the reasons, while damage found by docs.verify or met by any process is not repaired.",
+    "Document storage statistics and health. Objects, bytes and deduplication; `damage` holds recorded damage until repaired.",
   input: z.object({
-    detailed: z.boolean().default(false).describe("Include a detailed breakdown"),
-    file_types: z.boolean().default(false).describe("Include counts per file type"),
+    detailed: z.boolean().default(false),
+    file_types: z.boolean().default(false).describe("Counts per file type"),
   }),
   output: z.object({
     total_objects: z.number().int(),

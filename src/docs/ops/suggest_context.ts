@@ -16,10 +16,10 @@ export const suggestContextOperation: Operation = defineOperation({
   id: "docs.suggest_context",
   title: "Suggest context snapshots",
   description:
-    "Suggest stored snapshots relevant to a draft topic or query: hybrid search evidence grouped by snapshot_id, scored with label/folder/title bonuses, up to 3 supporting results each. With use_session or session, the set served last time for the same query is not repeated.",
+    "Suggest stored snapshots relevant to a topic. Scored from hybrid search evidence, each with its best supporting results; within a session, what was served last time is not repeated.",
   input: z.object({
     query: z.string().min(1).describe("Draft topic or query text"),
-    limit: z.number().int().min(1).max(100).default(5).describe("Most snapshot suggestions"),
+    limit: z.number().int().min(1).max(100).default(5),
     ...sessionScopeFields,
   }),
   output: z.object({

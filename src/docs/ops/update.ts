@@ -14,7 +14,7 @@ export const updateOperation: Operation = defineOperation({
   id: "docs.update",
   title: "Update document metadata",
   description:
-    "Update metadata of stored documents named by `hash` (or prefix) or `name`: metadata as key=value strings or an object, tags to add or remove, metadata keys to remove, collection. Returns {matched}.",
+    "Change stored documents' metadata, tags or collection, by `hash` (or prefix) or `name`.",
   input: z.object({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
     name: z.string().min(1).optional().describe("Path, file name or path suffix"),

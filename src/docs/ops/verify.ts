@@ -115,11 +115,11 @@ export function healthFolder(context: OperationContext, db?: DatabaseSync): stri
 /** The `docs.verify` operation. */
 export const verifyOperation: Operation = defineOperation({
   id: "docs.verify",
-  title: "Verify the document store",
+  title: "Verify document memory",
   description:
-    "Check the store for damage: SQLite's structural check of the store and index files, every stored chunk read back and hashed (`chunks: false` checks structure only), chunk lists naming missing chunks, packs missing, short or unused, and the search index holding every latest text document. Reports damage by document (id, path, hash, problems, files) and by file. Read-only; records the outcome as the store's health.",
+    "Check document memory for damage. SQLite structure, every chunk read back and hashed, packs and the search index; damage is reported by document and file.",
   input: z.object({
-    chunks: z.boolean().default(true).describe("Read and hash every chunk (false: structure only)"),
+    chunks: z.boolean().default(true).describe("Read and hash every chunk (false: structure)"),
     max_documents: z.number().int().min(0).max(10_000).default(100).describe(
       "Damaged documents listed one by one (all are counted)",
     ),

@@ -30,7 +30,7 @@ export const describeOperation: Operation = defineOperation({
   id: "dex.describe",
   title: "Describe operations",
   description:
-    "List every operation you may run, or give `target` (an operation id, tool name or composite op name) for its full parameter and result schemas.",
+    "Full parameter and result schemas of one operation, or a list of all you may run. `target` is an operation id, tool name or composite op name.",
   input: z.object({
     target: z.string().min(1).optional().describe("Operation id, tool name or composite op name"),
   }),

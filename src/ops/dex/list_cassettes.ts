@@ -17,7 +17,7 @@ export const listCassettesOperation: Operation = defineOperation({
   id: "dex.list_cassettes",
   title: "List cassettes",
   description:
-    "List the operation packs (cassettes) in the catalog with their source and the operations in each that you may run.",
+    "List the operation packs (cassettes), with their source and the operations in each you may run.",
   input: z.object({}),
   output: z.object({
     cassettes: z.array(z.object({
