@@ -19,9 +19,14 @@
 import { concatBytes } from "../core/bytes.ts";
 import { excerpt } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
-import { OtlpBadData, type OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
-import { exportResponseBody, otlpContentType, statusBody } from "../agent/otlp/otlp_response.ts";
-import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
+import {
+  exportResponseBody,
+  OtlpBadData,
+  otlpContentType,
+  type OtlpEncoding,
+  type OtlpSignal,
+  statusBody,
+} from "../agent/mod.ts";
 import { HttpError } from "./responses.ts";
 
 /** The largest body accepted, before and after decompression, by default: 16 MiB. */

@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { apiErrorSummary } from "../../store/telemetry_reads.ts";
 import { agentContext, agentSourceSchema, clamp, iso, READ_ONLY } from "./common.ts";
@@ -23,13 +24,13 @@ export const apiErrorsOperation: Operation = defineOperation({
   id: "agent.api_errors",
   title: "API errors",
   description:
-    "Model API errors from the agents' OpenTelemetry: the error rate (failed requests / all requests) over the window and per time bucket, errors per HTTP status (429 rate limits, 529 overloads, …), and the latest errors with model, status, attempt and message.",
+    "Model API errors (OpenTelemetry): error rate per bucket, counts per HTTP status, latest errors.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,
     bucket_min: bucketMinSchema,
     agent_source: agentSourceSchema,
-    limit: z.number().int().optional().describe("Recent errors listed, 0-100 (default 20)"),
+    limit: clampedInt(0, 100).default(20).describe("Recent errors listed"),
   }),
   output: z.object({
     since: z.string(),

@@ -9,6 +9,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   costBetween,
@@ -39,11 +40,11 @@ export const costBurnOperation: Operation = defineOperation({
   id: "agent.cost_burn",
   title: "Cost burn rate",
   description:
-    "How fast model spend goes: cost in the last hour and last 24 hours, the hourly rate (last 24 h / 24), the daily rate over the window and the week projected from it, cost per hour (last 24 h) and per day (window), and the most expensive model calls with their session, tokens and, from telemetry, request id, prompt and duration. Each call counts once, whether its transcript or its telemetry reported it.",
+    "Spend rate: last hour and day, hourly and daily rates, projected week, priciest calls.",
   input: z.object({
     since_min: sinceMinSchema(7 * 1440),
     agent_source: agentSourceSchema,
-    top: z.number().int().optional().describe("Most expensive calls listed, 0-100 (default 10)"),
+    top: clampedInt(0, 100).default(10).describe("Most expensive calls listed"),
   }),
   output: z.object({
     since: z.string(),
@@ -61,7 +62,7 @@ export const costBurnOperation: Operation = defineOperation({
       calls: z.number().int(),
       reported_usd: z.number(),
     }).describe(
-      "Calls the agent writes to no transcript (titles, summaries, classifiers), with the cost the agent itself reported; not in the sums above, as transcript-based tools count",
+      "Calls no transcript holds (titles, classifiers), at the cost reported; not in the sums",
     ),
     per_hour: z.array(
       z.object({ bucket: z.number(), cost_usd: z.number(), calls: z.number().int() }),

@@ -33,7 +33,13 @@ function tablesOpenedBy(scope: string): string[] {
 }
 
 // Said from the table list, so the description cannot drift from what is enforced.
-const AGENT_TABLES = tablesOpenedBy("agent:read");
+// The telemetry tables share one prefix; the description names them as one.
+const AGENT_TABLES = [
+  ...tablesOpenedBy("agent:read").filter((name) => !name.startsWith("telemetry_")),
+  ...(tablesOpenedBy("agent:read").some((name) => name.startsWith("telemetry_"))
+    ? ["telemetry_*"]
+    : []),
+];
 const SQL_ONLY = QUERY_TABLES.filter((table) => table.scopes.length === 0).map((t) => t.name);
 const BOTH = QUERY_TABLES.filter((table) => table.scopes.length > 1).map((t) => t.name);
 
@@ -67,12 +73,11 @@ function scopeRefusal(error: VantageError, caller: Caller): VantageError {
 export const execQueryOperation: Operation = defineOperation({
   id: "agent.exec_query",
   title: "Read-only SQL query",
-  description:
-    `Run one read-only SELECT (or WITH … SELECT) on Vantage's SQLite store. agent:read opens ${
-      AGENT_TABLES.join(", ")
-    }; docs:read the docs_* tables; ${BOTH.join(", ")} need both; ${
-      SQL_ONLY.join(", ")
-    } no other. Columns: SELECT * FROM pragma_table_info('sessions').`,
+  description: `Run one read-only SELECT on Vantage's SQLite store. agent:read opens ${
+    AGENT_TABLES.join(", ")
+  }; docs:read the docs_* tables; ${BOTH.join(", ")} need both; ${
+    SQL_ONLY.join(", ")
+  } no other. Columns: pragma_table_info('sessions').`,
   input: z.object({
     sql: z.string().min(1).describe("One SELECT statement"),
     row_limit: clampedInt(1, 1000).default(100),

@@ -16,7 +16,7 @@ export const getAnomaliesOperation: Operation = defineOperation({
   description:
     "Is this session going in circles? Its active anomalies: repeated failures, stale file views, loops, edit churn, context pressure, each with evidence and a suggestion.",
   input: z.object({
-    session_id: z.string().optional().describe("Session (default: your latest here)"),
+    session_id: z.string().optional().describe("Session (default: your latest)"),
   }),
   output: z.object({
     session_id: z.string(),

@@ -29,7 +29,7 @@ export const getContextBundleOperation: Operation = defineOperation({
   description:
     "Everything Vantage knows now, in one call. Your session's state, anomalies, build status, outside changes and project structure; use it when context feels stale.",
   input: z.object({
-    session_id: z.string().optional().describe("Session (default: your latest here)"),
+    session_id: z.string().optional().describe("Session (default: your latest)"),
     cwd: z.string().optional().describe("Project folder (default: yours)"),
   }),
   output: z.object({

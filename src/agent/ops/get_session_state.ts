@@ -18,7 +18,7 @@ export const getSessionStateOperation: Operation = defineOperation({
   description:
     "What a session did and where it stands. Tool calls and failures per tool, tokens and cost, focus, recent files, last build error, outside changes; verbose adds the recent actions.",
   input: z.object({
-    session_id: z.string().optional().describe("Session (default: your latest here)"),
+    session_id: z.string().optional().describe("Session (default: your latest)"),
     verbose: z.boolean().default(false).describe("Add the recent actions, in order"),
     action_limit: clampedInt(1, 200).default(50).describe("Actions listed when verbose"),
   }),

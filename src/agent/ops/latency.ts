@@ -29,7 +29,7 @@ export const latencyOperation: Operation = defineOperation({
   id: "agent.latency",
   title: "Model latency",
   description:
-    "Model call latency per model from the agents' OpenTelemetry: p50 and p95 request duration and time to first token (TTFT), overall and per time bucket, with calls and failed calls. Use it to see whether a model got slower, or which model answers fastest.",
+    "Model latency (OpenTelemetry): p50/p95 duration and time to first token per model and bucket.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,

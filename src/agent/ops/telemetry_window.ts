@@ -13,7 +13,7 @@ import { chooseBucketMin } from "./usage_timeseries.ts";
 
 /** Schema of `bucket_min`. */
 export const bucketMinSchema: z.ZodOptional<z.ZodNumber> = z.number().int().optional().describe(
-  "Bucket size in minutes (default: chosen for about 100 buckets; at most 400 buckets)",
+  "Bucket minutes (default: ~100 buckets)",
 );
 
 /** A resolved window with its agent filter and bucket size. */

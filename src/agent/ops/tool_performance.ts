@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   recentToolFailures,
@@ -24,12 +25,12 @@ export const toolPerformanceOperation: Operation = defineOperation({
   id: "agent.tool_performance",
   title: "Tool performance",
   description:
-    "Per tool, from the agents' OpenTelemetry: calls, failures and success rate, p50 and p95 duration, and the trend against the window just before (calls and p95 then); plus the latest failed calls with their error type. Use it to find the tool that fails or slows the agent down.",
+    "Tool performance (OpenTelemetry): calls, success rate, p50/p95 duration, trend; latest failures.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,
     agent_source: agentSourceSchema,
-    failures: z.number().int().optional().describe("Recent failures listed, 0-100 (default 20)"),
+    failures: clampedInt(0, 100).default(20).describe("Recent failures listed"),
   }),
   output: z.object({
     since: z.string(),
@@ -38,8 +39,8 @@ export const toolPerformanceOperation: Operation = defineOperation({
       tool: z.string(),
       calls: z.number().int(),
       failed: z.number().int(),
-      success_rate: z.number().nullable().describe(
-        "Succeeded / calls with a known outcome, 0-1",
+      success_rate: z.number().min(0).max(1).nullable().describe(
+        "Succeeded / calls with a known outcome",
       ),
       p50_ms: z.number().nullable(),
       p95_ms: z.number().nullable(),

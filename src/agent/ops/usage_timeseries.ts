@@ -47,7 +47,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,
     bucket_min: z.number().int().optional().describe(
-      "Minutes per bucket (default, or too fine for the window: about 100 buckets)",
+      "Bucket minutes (default, or too fine: ~100 buckets)",
     ),
     group_by: z.enum(["agent", "model"]).default("agent").describe("One series per agent or model"),
     agent_source: agentSourceSchema,

@@ -17,7 +17,7 @@ export const updateOperation: Operation = defineOperation({
     "Change stored documents' metadata, tags or collection, by `hash` (or prefix) or `name`.",
   input: z.object({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
-    name: z.string().min(1).optional().describe("Path, file name or path suffix"),
+    name: z.string().min(1).optional().describe("Path, name or path suffix"),
     metadata: metadataSchema.optional().describe(
       'Metadata to set: ["status=reviewed"] or {status: "reviewed"}',
     ),
