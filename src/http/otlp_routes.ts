@@ -19,8 +19,8 @@
 import { concatBytes } from "../core/bytes.ts";
 import { excerpt } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
-import { OtlpBadData, type OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
-import { exportResponseBody, otlpContentType, statusBody } from "../agent/otlp/otlp_response.ts";
+import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
+import { OtlpBadData } from "../agent/otlp/otlp_errors.ts";
 import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
 import { HttpError } from "./responses.ts";
 
@@ -82,9 +82,10 @@ function answer(
   body: Uint8Array,
   headers: HeadersInit = {},
 ): Response {
+  const type = encoding === "protobuf" ? "application/x-protobuf" : "application/json";
   return new Response(body as Uint8Array<ArrayBuffer>, {
     status,
-    headers: { "content-type": otlpContentType(encoding), ...headers },
+    headers: { "content-type": type, ...headers },
   });
 }
 
@@ -102,6 +103,9 @@ export async function handleOtlp(
   // Errors are answered in the request's encoding when it names one, else in JSON.
   const declared = encodingOf(request.headers.get("content-type"));
   const encoding = declared ?? "json";
+  // The encoder (protobufjs and the OTLP schema) loads with the first OTLP request, not with
+  // the server.
+  const { exportResponseBody, statusBody } = await import("../agent/otlp/otlp_response.ts");
   try {
     try {
       guard();
