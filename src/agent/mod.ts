@@ -64,7 +64,6 @@ export {
   priceFor,
 } from "./usage/pricing.ts";
 export type { ModelPrice, PriceRates, PriceSource, TokenCounts } from "./usage/pricing.ts";
-export { OtlpBadData } from "./otlp/otlp_decode.ts";
+export { OtlpBadData } from "./otlp/otlp_errors.ts";
 export type { OtlpEncoding } from "./otlp/otlp_decode.ts";
-export { exportResponseBody, otlpContentType, statusBody } from "./otlp/otlp_response.ts";
 export type { OtlpSignal } from "./otlp/otlp_schema.ts";

@@ -19,14 +19,7 @@
 import { concatBytes } from "../core/bytes.ts";
 import { excerpt } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
-import {
-  exportResponseBody,
-  OtlpBadData,
-  otlpContentType,
-  type OtlpEncoding,
-  type OtlpSignal,
-  statusBody,
-} from "../agent/mod.ts";
+import { OtlpBadData, type OtlpEncoding, type OtlpSignal } from "../agent/mod.ts";
 import { HttpError } from "./responses.ts";
 
 /** The largest body accepted, before and after decompression, by default: 16 MiB. */
@@ -87,9 +80,10 @@ function answer(
   body: Uint8Array,
   headers: HeadersInit = {},
 ): Response {
+  const type = encoding === "protobuf" ? "application/x-protobuf" : "application/json";
   return new Response(body as Uint8Array<ArrayBuffer>, {
     status,
-    headers: { "content-type": otlpContentType(encoding), ...headers },
+    headers: { "content-type": type, ...headers },
   });
 }
 
@@ -107,6 +101,9 @@ export async function handleOtlp(
   // Errors are answered in the request's encoding when it names one, else in JSON.
   const declared = encodingOf(request.headers.get("content-type"));
   const encoding = declared ?? "json";
+  // The encoder (protobufjs and the OTLP schema) loads with the first OTLP request, not with
+  // the server.
+  const { exportResponseBody, statusBody } = await import("../agent/otlp/otlp_response.ts");
   try {
     try {
       guard();

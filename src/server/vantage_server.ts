@@ -16,7 +16,6 @@ import {
   storePreparedEvent,
 } from "../agent/hooks/hook_intake.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
-import { takeOtlpExport } from "../agent/otlp/otlp_intake.ts";
 import { replaySpool } from "../agent/hooks/spool.ts";
 import { TranscriptTailer } from "../agent/transcripts/transcript_tailer.ts";
 import type { AgentName } from "../model/agent_records.ts";
@@ -328,7 +327,9 @@ async function startHolding(
     promptsDir: paths.prompts,
     log,
     otlp: {
-      take: (signal, body, encoding) => {
+      take: async (signal, body, encoding) => {
+        // Loaded with the first export: a server no agent exports to never loads protobufjs.
+        const { takeOtlpExport } = await import("../agent/otlp/otlp_intake.ts");
         try {
           const result = takeOtlpExport(db, signal, body, encoding, { prices });
           telemetryExports++;

@@ -11,20 +11,14 @@
  * @module
  */
 import { excerpt } from "../../core/limits.ts";
+import { OtlpBadData } from "./otlp_errors.ts";
 import { type OtlpSignal, signalTypes } from "./otlp_schema.ts";
 import type { LogsRequest, MetricsRequest, TracesRequest } from "./otlp_types.ts";
 
 /** How a body is encoded. */
 export type OtlpEncoding = "protobuf" | "json";
 
-/** A request body that is not a valid export request: the answer is 400 and nothing is kept. */
-export class OtlpBadData extends Error {
-  /** Builds the error. */
-  constructor(message: string) {
-    super(message);
-    this.name = "OtlpBadData";
-  }
-}
+export { OtlpBadData };
 
 /** A decoded export request of any signal. */
 export type ExportRequest = TracesRequest | MetricsRequest | LogsRequest;
