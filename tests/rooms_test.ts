@@ -50,17 +50,36 @@ const OPERATION_CONTRACT = new Set([
   "src/ops/clamped.ts",
 ]);
 
-/** Imports that bypass a face on purpose, each with why. */
-const DEEP_IMPORTS: Readonly<Record<string, string>> = {
-  "src/cli/hook.ts -> src/agent/hooks/hook_delivery.ts":
-    "the hook runs on every agent tool call; the agent face loads the operations and zod",
-  "src/cli/hook.ts -> src/agent/hooks/server_autostart.ts":
-    "the hook starts a server only when none answers, through a lazy import of this alone",
-  "src/perception/engine.ts -> src/agent/hooks/hook_normalizer.ts":
-    "the agent face holds the agent operations, which read perception: through it, a cycle",
-  "src/perception/tool_calls.ts -> src/agent/tool_input.ts":
-    "the agent face holds the agent operations, which read perception: through it, a cycle",
-};
+/** Imports that bypass a face on purpose, by why. */
+const DEEP_IMPORTS: ReadonlyArray<{ why: string; imports: readonly string[] }> = [
+  {
+    // Measured on a loaded 2-core machine: `vantage pricing` through the agent face 3.7–5.6 s,
+    // through its own module 0.9–2.3 s; the hook's graph would grow from 13 modules to about 150.
+    why: "a CLI command loads only what it runs: a face loads its whole feature (every " +
+      "operation, zod, the redaction rules), and the hook runs on every agent tool call",
+    imports: [
+      "src/cli/hook.ts -> src/agent/hooks/hook_delivery.ts",
+      "src/cli/hook.ts -> src/agent/hooks/server_autostart.ts",
+      "src/cli/ingest.ts -> src/agent/backfill.ts",
+      "src/cli/ingest.ts -> src/agent/usage/price_overrides.ts",
+      "src/cli/pricing.ts -> src/agent/usage/price_overrides.ts",
+      "src/cli/pricing.ts -> src/agent/usage/pricing.ts",
+      "src/cli/build.ts -> src/perception/build_recorder.ts",
+      "src/cli/build.ts -> src/perception/build_runner.ts",
+      "src/cli/build.ts -> src/perception/file_watcher.ts",
+      "src/cli/project.ts -> src/perception/project_detect.ts",
+    ],
+  },
+  {
+    why: "the agent face holds the agent operations, which read perception: through it, a cycle",
+    imports: [
+      "src/perception/engine.ts -> src/agent/hooks/hook_normalizer.ts",
+      "src/perception/tool_calls.ts -> src/agent/tool_input.ts",
+    ],
+  },
+];
+
+const DEEP = new Set(DEEP_IMPORTS.flatMap((group) => group.imports));
 
 /**
  * Imports that break a rule today and are being reworked on issue 17's
@@ -230,7 +249,7 @@ Deno.test("imports point one way, and code outside a feature goes through its fa
       const key = `${edge.from} -> ${edge.to}`;
       seen.add(key);
       const problem = problemOf(edge);
-      if (problem === undefined || DEEP_IMPORTS[key] !== undefined || PENDING[key] !== undefined) {
+      if (problem === undefined || DEEP.has(key) || PENDING[key] !== undefined) {
         continue;
       }
       problems.push(`${edge.from}:${edge.line}: ${problem}`);
@@ -238,11 +257,9 @@ Deno.test("imports point one way, and code outside a feature goes through its fa
   }
   assert.deepEqual(problems, []);
   // An exception that excuses nothing any more goes.
-  const stale = [...Object.keys(DEEP_IMPORTS), ...Object.keys(PENDING)].filter((key) =>
-    !seen.has(key)
-  );
+  const stale = [...DEEP, ...Object.keys(PENDING)].filter((key) => !seen.has(key));
   assert.deepEqual(stale, [], "exceptions for imports that no longer exist");
-  for (const key of Object.keys(DEEP_IMPORTS)) {
+  for (const key of DEEP) {
     const [from, to] = key.split(" -> ");
     assert.ok(problemOf({ from, to, line: 1, kind: "static" }), `${key} breaks no rule`);
   }

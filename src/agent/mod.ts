@@ -5,9 +5,11 @@
  * redaction, history backfill, and the `agent` cassette of operations that
  * read it all. Code outside `src/agent/` imports the feature from here.
  *
- * One import bypasses this face on purpose: `vantage hook` runs on every
- * agent tool call, so it loads `hooks/hook_delivery.ts` alone rather than
- * this module, which brings the operations (and zod) with it.
+ * The CLI's commands bypass this face on purpose: loading it loads the whole
+ * feature (the operations, zod, the redaction rules), so each command
+ * imports only the module it runs — `vantage hook`, run on every agent tool
+ * call, loads `hooks/hook_delivery.ts` alone (`tests/rooms_test.ts` lists
+ * these imports).
  *
  * @module
  */

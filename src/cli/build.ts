@@ -7,13 +7,9 @@
  */
 import { resolvePaths } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
-import {
-  type BuildRunRecord,
-  recordBuildRun,
-  runBuild,
-  watchBuild,
-  watchProject,
-} from "../perception/mod.ts";
+import { recordBuildRun } from "../perception/build_recorder.ts";
+import { type BuildRunRecord, runBuild, watchBuild } from "../perception/build_runner.ts";
+import { watchProject } from "../perception/file_watcher.ts";
 import { openDatabase } from "../store/database.ts";
 import { type Command, parseFlags, writeStderr } from "./command.ts";
 

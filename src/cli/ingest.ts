@@ -5,8 +5,9 @@
  */
 import { resolvePaths } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
-import { backfill, type BackfillProgress, loadPriceOverrides } from "../agent/mod.ts";
+import { backfill, type BackfillProgress } from "../agent/backfill.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../model/agent_records.ts";
+import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
 import { maxMessageId } from "../store/agent_reads.ts";
 import { startCheckpointer } from "../store/checkpointer.ts";
 import { openDatabase, setCheckpointInterval } from "../store/database.ts";

@@ -6,16 +6,15 @@
  */
 import { existsSync } from "node:fs";
 import { resolvePaths } from "../core/config.ts";
+import { loadPriceOverrides, priceOverridesPath } from "../agent/usage/price_overrides.ts";
 import {
   DEFAULT_PRICES,
-  loadPriceOverrides,
   matchPrice,
   type ModelPrice,
   PRICE_SOURCES,
   PRICE_TABLE_DATE,
-  priceOverridesPath,
   type PriceRates,
-} from "../agent/mod.ts";
+} from "../agent/usage/pricing.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
 
 /** The `pricing` command. */

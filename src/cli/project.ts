@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { resolvePaths } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
-import { describeStack, detectProject } from "../perception/mod.ts";
+import { describeStack, detectProject } from "../perception/project_detect.ts";
 import { openDatabase } from "../store/database.ts";
 import { saveProjectState } from "../store/perception_store.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";

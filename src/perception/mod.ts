@@ -3,7 +3,8 @@
  * agent and tells it. Sensors (project structure, builds, file changes, git),
  * the build-error parsers, the anomaly rules, and the engine that turns a
  * hook into a `<vantage-context>` answer. Code outside `src/perception/`
- * imports the feature from here.
+ * imports the feature from here; the CLI's `build` and `project` commands
+ * import only the module they run, so they start without the engine.
  *
  * @module
  */
