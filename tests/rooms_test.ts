@@ -77,6 +77,11 @@ const DEEP_IMPORTS: ReadonlyArray<{ why: string; imports: readonly string[] }> =
       "src/perception/tool_calls.ts -> src/agent/tool_input.ts",
     ],
   },
+  {
+    why: "serve loads the OTLP encoder (and protobufjs with it) only when the first export " +
+      "arrives, so a server nobody exports to never pays for it",
+    imports: ["src/http/otlp_routes.ts -> src/agent/otlp/otlp_response.ts"],
+  },
 ];
 
 const DEEP = new Set(DEEP_IMPORTS.flatMap((group) => group.imports));
