@@ -593,4 +593,24 @@ export const MIGRATIONS: readonly Migration[] = [
       DELETE FROM transcript_files WHERE agent = 'claude_code';
     `,
   },
+  {
+    version: 18,
+    name: "document memory: collections are labels, a document in any number of them",
+    sql: `
+      -- A document belongs to every collection it was added (or moved) into, as tags are
+      -- many-to-many. relative_path is where the document sits below the folder it was added
+      -- from into that collection, so each collection restores the layout it was given.
+      CREATE TABLE docs_collection_members (
+        collection    TEXT NOT NULL,
+        document_id   INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        relative_path TEXT NOT NULL,
+        PRIMARY KEY (collection, document_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX docs_collection_members_document ON docs_collection_members (document_id);
+      INSERT INTO docs_collection_members (collection, document_id, relative_path)
+        SELECT collection, id, relative_path FROM docs_documents WHERE collection IS NOT NULL;
+      DROP INDEX docs_documents_collection;
+      ALTER TABLE docs_documents DROP COLUMN collection;
+    `,
+  },
 ];

@@ -63,6 +63,7 @@ export const QUERY_TABLES: readonly QueryTable[] = [
   { name: "docs_documents", scopes: DOCS, holds: "documents: paths, names, titles" },
   { name: "docs_tags", scopes: DOCS, holds: "document tags" },
   { name: "docs_metadata", scopes: DOCS, holds: "document metadata" },
+  { name: "docs_collection_members", scopes: DOCS, holds: "the collections each document is in" },
   { name: "docs_snapshots", scopes: DOCS, holds: "snapshots of added folders" },
   { name: "docs_snapshot_members", scopes: DOCS, holds: "the documents of each snapshot" },
   { name: "docs_vectors", scopes: DOCS, holds: "document embeddings" },

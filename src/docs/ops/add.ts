@@ -33,7 +33,7 @@ export const addOperation: Operation = defineOperation({
   id: "docs.add",
   title: "Add documents",
   description:
-    "Store a file or a folder (recursive; include/exclude globs) — or inline `content` with a `name` — in document memory, with tags, metadata, collection and snapshot label. Unchanged content costs no new storage.",
+    "Store a file or a folder (recursive; include/exclude globs) — or inline `content` with a `name` — in document memory, with tags, metadata, collection and snapshot label. Unchanged content costs no new storage. Collections are labels: stored files added into another collection join it and stay in their others.",
   input: z.object({
     path: pathSchema.optional().describe("File or folder to store"),
     content: z.string().optional().describe("Inline text to store (with `name`)"),
@@ -45,7 +45,7 @@ export const addOperation: Operation = defineOperation({
     metadata: metadataSchema.optional().describe(
       "Key/value metadata (object or key=value strings)",
     ),
-    collection: collectionSchema.optional().describe("Collection to put the documents in"),
+    collection: collectionSchema.optional().describe("Collection to add the documents to"),
     snapshot_id: snapshotIdSchema.optional().describe("Snapshot id (default: a timestamp)"),
     snapshot_label: labelSchema.optional().describe("Human label for the snapshot"),
     no_session: z.boolean().default(false).describe("Do not attach the current session"),

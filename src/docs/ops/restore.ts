@@ -17,7 +17,7 @@ export const restoreOperation: Operation = defineOperation({
   id: "docs.restore",
   title: "Restore documents to disk",
   description:
-    "Restore the documents of a `collection` or `snapshot_id` into `output_directory`, each at its path below the folder it was added from, verified byte for byte. include_patterns/exclude_patterns filter; existing files are skipped unless `overwrite`; `dry_run` only reports. A document whose stored bytes are damaged is reported as `damaged` (naming the chunk and pack) and the others are still restored.",
+    "Restore the documents of a `collection` or `snapshot_id` into `output_directory`, each at its path below the folder it was added from (into that collection), verified byte for byte. include_patterns/exclude_patterns filter; existing files are skipped unless `overwrite`; `dry_run` only reports. A document whose stored bytes are damaged is reported as `damaged` (naming the chunk and pack) and the others are still restored.",
   input: z.object({
     collection: z.string().min(1).optional().describe("Collection to restore"),
     snapshot_id: z.string().min(1).optional().describe("Snapshot to restore"),
