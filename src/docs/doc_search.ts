@@ -41,6 +41,7 @@ import {
   trigramSimilarity,
 } from "./search_terms.ts";
 import { VectorIndex } from "./vector_index.ts";
+import { maintainVectorIndexSoon, SEAL_MIN_ROWS } from "./vector_segments.ts";
 
 /** The search modes. */
 export type SearchMode = "hybrid" | "keyword" | "semantic" | "fuzzy";
@@ -315,8 +316,17 @@ export async function semanticHits(
     ? sync(request.query)
     : (await request.embedder.embed([request.query]))[0];
   const index = VectorIndex.for(db, request.embedder.id);
+  if (index.damage !== undefined || index.tailSize >= SEARCH_SEALS_ROWS) {
+    // Vectors left unsealed (an add that stopped before its end, a store from before sealed
+    // files, an embedding service that answered later) or a damaged file: sealed once this
+    // search has answered, so the next process does not read them all.
+    maintainVectorIndexSoon(db, request.embedder.id);
+  }
   return index.search(vector, limit, allow === undefined ? undefined : (id) => allow.has(id));
 }
+
+/** A tail this long makes the search that finds it seal it afterwards. */
+const SEARCH_SEALS_ROWS = 4 * SEAL_MIN_ROWS;
 
 const BACKFILL_BUDGET_MS = 2000;
 

@@ -613,4 +613,52 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE docs_documents DROP COLUMN collection;
     `,
   },
+  {
+    version: 19,
+    name: "document vectors: ids never reused, sealed into column files a search reads in part",
+    sql: `
+      -- A vector's id now names it for good (AUTOINCREMENT): the column files below name the
+      -- vectors they hold by id, and a removed id must never come back as another vector.
+      CREATE TABLE docs_vectors_new (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        model       TEXT NOT NULL,
+        vector      BLOB NOT NULL
+      ) STRICT;
+      INSERT INTO docs_vectors_new (id, document_id, seq, model, vector)
+        SELECT id, document_id, seq, model, vector FROM docs_vectors ORDER BY id;
+      DROP TABLE docs_vectors;
+      ALTER TABLE docs_vectors_new RENAME TO docs_vectors;
+      CREATE INDEX docs_vectors_document ON docs_vectors (document_id);
+
+      -- Sealed runs of one model's vectors, each an immutable file in docs-vectors/ laid out one
+      -- dimension after another, so a search reads only the dimensions its query uses. Vectors
+      -- with ids past a model's last sealed id are read from docs_vectors.
+      CREATE TABLE docs_vector_segments (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        model      TEXT NOT NULL,
+        file       TEXT NOT NULL UNIQUE,
+        rows       INTEGER NOT NULL,
+        dimensions INTEGER NOT NULL,
+        first_id   INTEGER NOT NULL,
+        last_id    INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_vector_segments_model ON docs_vector_segments (model, last_id);
+
+      -- Every removed vector (deleted documents, replaced vectors, cascades included): a sealed
+      -- file still holds it, and readers skip it until the file is rewritten without it.
+      CREATE TABLE docs_vector_removed (
+        vector_id INTEGER PRIMARY KEY,
+        model     TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_vector_removed_model ON docs_vector_removed (model, vector_id);
+      CREATE TRIGGER docs_vectors_removed AFTER DELETE ON docs_vectors BEGIN
+        INSERT OR IGNORE INTO docs_vector_removed (vector_id, model) VALUES (old.id, old.model);
+        INSERT INTO docs_state (key, value) VALUES ('vector_removals', '1')
+          ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT);
+      END;
+    `,
+  },
 ];

@@ -67,6 +67,8 @@ export const QUERY_TABLES: readonly QueryTable[] = [
   { name: "docs_snapshots", scopes: DOCS, holds: "snapshots of added folders" },
   { name: "docs_snapshot_members", scopes: DOCS, holds: "the documents of each snapshot" },
   { name: "docs_vectors", scopes: DOCS, holds: "document embeddings" },
+  { name: "docs_vector_segments", scopes: DOCS, holds: "sealed files of document embeddings" },
+  { name: "docs_vector_removed", scopes: DOCS, holds: "embeddings removed from sealed files" },
   { name: "docs_graph_nodes", scopes: DOCS, holds: "symbols found in documents" },
   { name: "docs_graph_edges", scopes: DOCS, holds: "relations between those symbols" },
   { name: "docs_sessions", scopes: DOCS, holds: "document sessions" },
