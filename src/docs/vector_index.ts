@@ -202,6 +202,15 @@ export class VectorIndex {
     return this.#damage;
   }
 
+  /** Closes its files; the index is empty until the next refresh. */
+  close(): void {
+    for (const segment of this.#segments) segment.columns.close();
+    this.#segments = [];
+    this.#listed = [];
+    this.#tail = undefined;
+    this.#removals = -1;
+  }
+
   /**
    * Brings the index up to date with the store: segments sealed or merged
    * since, removals, and vectors stored since the last seal.
@@ -359,6 +368,15 @@ function select(
     top.add(score, ids[r], documents[r]);
     floor = top.floor;
   }
+}
+
+/**
+ * Closes the vector files the indexes of `db` hold open (when the connection
+ * closes; a later search opens them again).
+ */
+export function closeVectorIndexes(db: DatabaseSync): void {
+  for (const index of INDEXES.get(db)?.values() ?? []) index.close();
+  INDEXES.delete(db);
 }
 
 /** The best `size` pieces seen, kept sorted by score (descending) and vector id (ascending). */

@@ -36,6 +36,7 @@ import {
   deleteVectorSegments,
   forgetRemovedVectors,
   insertVectorSegment,
+  largestVectorId,
   removedVectorIds,
   removedVectorIdsBetween,
   sealedThrough,
@@ -141,6 +142,8 @@ function pause(): Promise<void> {
  */
 function sealTail(db: DatabaseSync, folder: string, model: string): boolean {
   const sealed = sealedThrough(db, model);
+  // Ids only grow, so the tail holds at most this many: a small add reads nothing back.
+  if (largestVectorId(db) - sealed < SEAL_MIN_ROWS) return false;
   const rows = vectorsAfter(db, model, sealed, SEAL_MAX_ROWS);
   if (rows.length < SEAL_MIN_ROWS) return false;
   const dimensions = rows[0].vector.length >> 2;
@@ -209,22 +212,29 @@ function tierOf(rows: number): number {
 /**
  * The segments to merge next: a tier holding {@linkcode MERGE_FANIN} files
  * (the lowest such tier), or else one file with enough of its vectors
- * removed (or all of them); undefined when nothing needs it.
+ * removed (or all of them); undefined when nothing needs it. Only files that
+ * may hold removed vectors, and the chosen ones, are opened.
  */
 function planMerge(db: DatabaseSync, folder: string, model: string): OpenSegment[] | undefined {
-  const open = openSegments(db, folder, model);
-  const byTier = new Map<number, OpenSegment[]>();
-  let rewrite: OpenSegment | undefined;
-  for (const segment of open) {
-    const live = segment.row.rows - segment.removed.size;
-    if (
-      rewrite === undefined &&
-      (live === 0 || segment.removed.size >= segment.row.rows * REWRITE_REMOVED_SHARE)
-    ) {
-      rewrite = segment;
+  const rows = vectorSegments(db, model);
+  if (rows.length === 0) return undefined;
+  const sealed = rows.reduce((top, row) => Math.max(top, row.last_id), 0);
+  const removed = removedVectorIds(db, model, sealed);
+  const open = new Map<number, OpenSegment>();
+  const removedIn = (row: VectorSegmentRow): number => {
+    if (!hasBetween(removed, row.first_id, row.last_id)) return 0;
+    return openSegment(folder, row, removed, open)?.removed.size ?? 0;
+  };
+  const byTier = new Map<number, VectorSegmentRow[]>();
+  let rewrite: VectorSegmentRow | undefined;
+  for (const row of rows) {
+    const gone = removedIn(row);
+    const live = row.rows - gone;
+    if (rewrite === undefined && (live === 0 || gone >= row.rows * REWRITE_REMOVED_SHARE)) {
+      rewrite = row;
     }
     const tier = tierOf(live);
-    byTier.set(tier, [...(byTier.get(tier) ?? []), segment]);
+    byTier.set(tier, [...(byTier.get(tier) ?? []), row]);
   }
   const tiers = [...byTier.keys()].sort((a, b) => a - b);
   const full = tiers.find((tier) => byTier.get(tier)!.length >= MERGE_FANIN);
@@ -233,32 +243,54 @@ function planMerge(db: DatabaseSync, folder: string, model: string): OpenSegment
     : rewrite !== undefined
     ? [rewrite]
     : undefined;
-  for (const segment of open) if (!chosen?.includes(segment)) segment.file.close();
-  return chosen;
+  const sources = chosen?.map((row) => openSegment(folder, row, removed, open));
+  for (const [id, segment] of open) {
+    if (!chosen?.some((row) => row.id === id)) segment.file.close();
+  }
+  if (sources === undefined) return undefined;
+  if (sources.some((segment) => segment === undefined)) {
+    // A file vanished (merged by another process) or is damaged: the next pass sees the outcome.
+    for (const segment of sources) segment?.file.close();
+    return undefined;
+  }
+  return sources as OpenSegment[];
 }
 
-/** Every segment of the model with its file open; files that vanished meanwhile are left out. */
-function openSegments(db: DatabaseSync, folder: string, model: string): OpenSegment[] {
-  const rows = vectorSegments(db, model);
-  const sealed = rows.reduce((top, row) => Math.max(top, row.last_id), 0);
-  const removed = removedVectorIds(db, model, sealed);
-  const open: OpenSegment[] = [];
-  for (const row of rows) {
-    let file: SegmentFile | undefined;
-    try {
-      file = SegmentFile.open(folder, row.file, row.rows, row.dimensions);
-    } catch {
-      // Damaged: the next pass's check rebuilds the model's files.
-      continue;
-    }
-    if (file === undefined) continue;
-    const ids = new Set<number>();
-    for (const id of removed) {
-      if (id >= row.first_id && id <= row.last_id && contains(file.ids, id)) ids.add(id);
-    }
-    open.push({ row, file, removed: ids });
+/** A segment's file opened (once) with its removed vectors; undefined when gone or damaged. */
+function openSegment(
+  folder: string,
+  row: VectorSegmentRow,
+  removed: readonly number[],
+  open: Map<number, OpenSegment>,
+): OpenSegment | undefined {
+  const already = open.get(row.id);
+  if (already !== undefined) return already;
+  let file: SegmentFile | undefined;
+  try {
+    file = SegmentFile.open(folder, row.file, row.rows, row.dimensions);
+  } catch {
+    return undefined;
   }
-  return open;
+  if (file === undefined) return undefined;
+  const ids = new Set<number>();
+  for (const id of removed) {
+    if (id >= row.first_id && id <= row.last_id && contains(file.ids, id)) ids.add(id);
+  }
+  const segment = { row, file, removed: ids };
+  open.set(row.id, segment);
+  return segment;
+}
+
+/** Whether the ascending `ids` hold one from `first` to `last`. */
+function hasBetween(ids: readonly number[], first: number, last: number): boolean {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle] < first) low = middle + 1;
+    else high = middle;
+  }
+  return low < ids.length && ids[low] <= last;
 }
 
 /**

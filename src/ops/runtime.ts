@@ -8,6 +8,7 @@ import { readEnv, resolvePaths, type VantagePaths } from "../core/config.ts";
 import { documentRoots } from "../core/permissions.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
 import { type DatabaseSync, openDatabase } from "../store/database.ts";
+import { closeVectorIndexes } from "../docs/vector_index.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
 import { openMessageIndex } from "../store/message_index.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/readonly_query.ts";
@@ -63,6 +64,7 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     return openDatabase(paths.database);
   }, (db) => {
     closeDocsIndex(db);
+    closeVectorIndexes(db);
     db.close();
   });
   services.provide(MESSAGE_INDEX, () => {

@@ -140,6 +140,13 @@ export function sealedThrough(db: DatabaseSync, model: string): number {
   ).get(model) as { id: number }).id;
 }
 
+/** The largest stored vector id (0 when none is stored): bounds how many a tail can hold. */
+export function largestVectorId(db: DatabaseSync): number {
+  return (prepared(db, "SELECT coalesce(max(id), 0) AS id FROM docs_vectors").get() as {
+    id: number;
+  }).id;
+}
+
 /** Records a sealed segment (inside the caller's transaction); returns its id. */
 export function insertVectorSegment(
   db: DatabaseSync,
