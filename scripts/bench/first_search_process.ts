@@ -1,7 +1,8 @@
 /**
- * One new process of the first-search benchmark: opens the data home given
- * as its first argument the way `mcp-serve` does (services, catalog), then
- * times its first `docs.search` (hybrid) and a second one, and, as the
+ * One new process of the first-search benchmark: prepares the data home given
+ * as its first argument the way `mcp-serve` does (services, catalog; the
+ * store opens on first use, as in `mcp-serve`), then times its first
+ * `docs.search` (hybrid) and a second one, and, as the
  * reference, reading every stored vector of the model from the store (what
  * a first search did before the sealed vector files). Prints JSON on stdout.
  *
@@ -18,7 +19,6 @@ import { vectorsAfter } from "../../src/store/docs_vectors.ts";
 
 const [home, first, second] = Deno.args;
 const services = vantageServices(resolvePaths(home));
-const db = services.get(DATABASE);
 const catalog = builtinCatalog();
 /** Wall and CPU milliseconds of one search (CPU time is what a busy machine does not inflate). */
 const search = async (query: string) => {
@@ -37,6 +37,7 @@ const search = async (query: string) => {
 };
 const firstMs = await search(first);
 const secondMs = await search(second);
+const db = services.get(DATABASE);
 const model = new HashedEmbedder().id;
 const index = VectorIndex.for(db, model);
 const started = performance.now();
