@@ -216,18 +216,19 @@ export class VectorIndex {
    * since, removals, and vectors stored since the last seal.
    */
   refresh(db: DatabaseSync): void {
-    // A file that vanished was merged into another after the list was read: list again.
+    // A file that vanished was merged into another after the list was read: list again. One
+    // still listed after that is lost, which is damage.
     for (let attempt = 0;; attempt++) {
       try {
-        this.#refresh(db);
+        this.#refresh(db, attempt >= 3);
         return;
       } catch (error) {
-        if (!(error instanceof SegmentGone) || attempt >= 3) throw error;
+        if (!(error instanceof SegmentGone)) throw error;
       }
     }
   }
 
-  #refresh(db: DatabaseSync): void {
+  #refresh(db: DatabaseSync, goneIsDamage: boolean): void {
     const rows = vectorSegments(db, this.model);
     const removals = readCounter(db, "vector_removals");
     const changed = rows.length !== this.#listed.length ||
@@ -237,9 +238,14 @@ export class VectorIndex {
       try {
         this.#useSegments(db, rows);
       } catch (error) {
-        if (!(error instanceof SegmentDamaged)) throw error;
+        const damage = error instanceof SegmentGone && goneIsDamage
+          ? `vector file ${error.message} is missing`
+          : error instanceof SegmentDamaged
+          ? error.message
+          : undefined;
+        if (damage === undefined) throw error;
         // Every vector is still in the store: read them all from there, as before files existed.
-        this.#damage = error.message;
+        this.#damage = damage;
         this.#useSegments(db, []);
       }
       this.#listed = rows.map((row) => row.id);

@@ -140,8 +140,9 @@ export class SegmentFile {
 
   /**
    * Opens a file and checks it holds `rows` vectors of `dimensions` values;
-   * undefined when the file is not there (removed after a merge). Throws an
-   * error naming the file when it is damaged.
+   * undefined when the file is not there (removed after a merge; on Windows a
+   * removed file still held open by another process refuses to open until
+   * it is closed). Throws an error naming the file when it is damaged.
    */
   static open(
     folder: string,
@@ -154,7 +155,8 @@ export class SegmentFile {
     try {
       fd = openSync(path, "r");
     } catch (error) {
-      if ((error as { code?: string }).code === "ENOENT") return undefined;
+      const code = (error as { code?: string }).code;
+      if (code === "ENOENT" || code === "EPERM" || code === "EACCES") return undefined;
       throw error;
     }
     try {

@@ -208,7 +208,7 @@ Deno.test("a large add is sealed in files of bounded size, and a search seals a 
   }
 });
 
-Deno.test("a damaged file is read around from the store, then sealed again", async () => {
+Deno.test("a damaged or lost file is read around from the store, then sealed again", async () => {
   const home = await Deno.makeTempDir({ prefix: "vantage-vectors-" });
   const file = join(home, "vantage.db");
   const db = openStore(file);
@@ -228,6 +228,13 @@ Deno.test("a damaged file is read around from the store, then sealed again", asy
     const repaired = assertExact(file, "repaired");
     assert.equal(repaired.damage, undefined);
     assert.equal(repaired.tailSize < SEAL_MIN_ROWS, true);
+
+    // A file lost while its row still names it: the same, once listing again does not help.
+    const [kept] = vectorSegments(db, embedder.id);
+    Deno.removeSync(join(home, "docs-vectors", kept.file));
+    assert.match(assertExact(file, "lost").damage ?? "", /missing/);
+    assert.ok((await maintainVectorIndex(db, embedder.id)).rebuilt);
+    assert.equal(assertExact(file, "sealed again").damage, undefined);
   } finally {
     db.close();
     await Deno.remove(home, { recursive: true });
