@@ -25,6 +25,7 @@ import {
   planDiff,
   planInstall,
 } from "../install/installer.ts";
+import { warmRegisteredCommands, type WarmStart } from "../install/warm_up.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
 
 /** The `install` command. */
@@ -40,6 +41,10 @@ Vantage's own entries change; every other byte of each file stays as it was.
 Each file changed is backed up once to <file>.vantage-backup. Running the
 same install again changes nothing; 'vantage uninstall' undoes it.
 
+Then it runs the registered MCP server and hook commands once, exactly as
+the agent will (so Deno caches their modules and npm packages now, not
+during the agent's first start), and reports how long each first start took.
+
 Options:
   --adapter NAME   claude-code, codex, copilot-cli or openclaw
   --project DIR    Claude Code only: register the server in DIR/.mcp.json
@@ -49,6 +54,7 @@ Options:
   --no-hooks       Register no hooks (removes hooks an earlier install added)
   --autostart      Also write a per-user service running 'vantage serve'
                    (systemd user unit on Linux, launchd agent on macOS)
+  --no-warm        Do not run the registered commands once after writing them
   --dry-run        Print the exact diff of every file; write nothing
   -h, --help       Show this help
 
@@ -70,6 +76,7 @@ Examples:
       "dry-run": { type: "boolean" },
       "no-hooks": { type: "boolean" },
       autostart: { type: "boolean" },
+      "no-warm": { type: "boolean" },
     });
     const adapter = parseAdapterName(values.adapter as string | undefined);
     const request: InstallRequest = { hooks: values["no-hooks"] !== true };
@@ -98,9 +105,28 @@ Examples:
     }
     const outcome = await applyPlan(environment, plan);
     writeStdout(report(environment, plan, outcome, title, request));
+    if (values["no-warm"] !== true) {
+      writeStdout(warmReport(await warmRegisteredCommands(environment, adapter, request), adapter));
+    }
     return 0;
   },
 };
+
+/** The first starts of the registered commands, and what to do when one failed. */
+function warmReport(starts: WarmStart[], adapter: string): string {
+  if (starts.length === 0) return "";
+  const lines = ["First start of what the agent runs (its next start is as fast):"];
+  for (const start of starts) {
+    lines.push(`  ${start.command}: ${start.ok ? "" : "FAILED: "}${start.detail}`);
+  }
+  if (starts.some((start) => !start.ok)) {
+    lines.push(
+      `  The agent will not reach Vantage until this works: run \`vantage doctor --adapter ${adapter}\` ` +
+        "to see why.",
+    );
+  }
+  return lines.join("\n") + "\n";
+}
 
 function report(
   environment: InstallEnvironment,

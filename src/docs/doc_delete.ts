@@ -1,17 +1,26 @@
 /**
  * Deleting documents by name, glob or hash: every stored version of each
- * matched path goes, with its index rows, snapshot memberships and pins;
- * contents nobody uses any more release their chunks, and the garbage
- * collector removes chunks left without references.
+ * matched path goes, with its index rows, collection and snapshot
+ * memberships and pins; contents nobody uses any more release their chunks,
+ * and the garbage collector removes chunks left without references.
+ *
+ * Collections are labels, so a delete narrowed to a collection takes the
+ * matched documents (or, with no name or hash, all of its documents) out of
+ * that collection, and deletes only the versions no other collection holds:
+ * one still in another collection stays stored, reported as kept.
  *
  * @module
  */
 import { type DatabaseSync, transaction } from "../store/database.ts";
 import {
+  collectionPaths,
+  collectionsOf,
   deleteDocumentRow,
   documentPathsAll,
   type DocumentRow,
+  documentsByIds,
   documentsForPaths,
+  removeFromCollection,
 } from "../store/docs_documents.ts";
 import { releaseContentIfUnused } from "../store/docs_chunks.ts";
 import { deleteEmptySnapshots } from "../store/docs_snapshots.ts";
@@ -28,6 +37,11 @@ export interface DeleteRequest {
   names: readonly string[];
   /** Content hashes or prefixes. */
   hashes: readonly string[];
+  /**
+   * Only documents in this collection, taken out of it; deleted only when no
+   * other collection holds them. With no names or hashes: every document in it.
+   */
+  collection?: string;
   /** Report what would be deleted without deleting. */
   dryRun: boolean;
 }
@@ -38,8 +52,12 @@ export interface DeleteReport {
   deleted: number;
   /** Whether nothing was deleted. */
   dry_run: boolean;
-  /** The documents. */
+  /** The documents deleted (or that would be). */
   documents: Array<{ id: number; hash: string; path: string }>;
+  /** With a collection: documents taken out of it (deleted or kept). */
+  removed_from_collection?: number;
+  /** With a collection: documents taken out of it but kept, since other collections hold them. */
+  kept?: Array<{ id: number; hash: string; path: string; collections: string[] }>;
   /** Chunks the garbage collector removed. */
   chunks_freed: number;
   /** Their stored bytes. */
@@ -72,17 +90,41 @@ export function deleteDocuments(db: DatabaseSync, request: DeleteRequest): Delet
   for (const hash of request.hashes) {
     for (const row of findDocuments(db, { hash })) byId.set(row.id, row);
   }
-  const rows = [...byId.values()].sort((a, b) => a.id - b.id);
+  const matched = [...byId.values()];
+  const collection = request.collection;
+  const wholeCollection = request.names.length === 0 && request.hashes.length === 0;
+  const select = (): Selection =>
+    collection === undefined
+      ? { rows: matched, members: 0, kept: [] }
+      : splitByCollection(db, collection, wholeCollection ? undefined : matched);
   const report: DeleteReport = {
-    deleted: rows.length,
+    deleted: 0,
     dry_run: request.dryRun,
-    documents: rows.map((row) => ({ id: row.id, hash: row.hash, path: row.path })),
+    documents: [],
     chunks_freed: 0,
     bytes_freed: 0,
   };
-  if (request.dryRun || rows.length === 0) return report;
+  const describe = (selection: Selection) => {
+    const rows = [...selection.rows].sort((a, b) => a.id - b.id);
+    report.deleted = rows.length;
+    report.documents = rows.map((row) => ({ id: row.id, hash: row.hash, path: row.path }));
+    if (collection !== undefined) {
+      report.removed_from_collection = selection.members;
+      report.kept = selection.kept;
+    }
+    return rows;
+  };
+  if (request.dryRun) {
+    describe(select());
+    return report;
+  }
   const changes: IndexChange[] = [];
   transaction(db, () => {
+    // Decided inside the write: another process may have added a membership since the lookup.
+    const selection = select();
+    const rows = describe(selection);
+    if (rows.length === 0 && selection.kept.length === 0) return;
+    for (const doc of selection.kept) removeFromCollection(db, doc.id, collection!);
     for (const row of rows) {
       changes.push(unindexDocument(db, row.id));
       deleteDocumentRow(db, row.id);
@@ -97,4 +139,37 @@ export function deleteDocuments(db: DatabaseSync, request: DeleteRequest): Delet
   if (report.chunks_freed > 0) compactPacks(db);
   applyOwnChanges(db, changes);
   return report;
+}
+
+/** What a delete narrowed to a collection does. */
+interface Selection {
+  /** Versions to delete. */
+  rows: DocumentRow[];
+  /** Versions taken out of the collection (deleted or kept). */
+  members: number;
+  /** Versions taken out of it but kept: other collections hold them. */
+  kept: NonNullable<DeleteReport["kept"]>;
+}
+
+/**
+ * Splits the documents of `collection` (only those among `matched`, when
+ * given) into those no other collection holds, which go, and those kept.
+ */
+function splitByCollection(
+  db: DatabaseSync,
+  collection: string,
+  matched: readonly DocumentRow[] | undefined,
+): Selection {
+  const inCollection = collectionPaths(db, collection);
+  const members = matched === undefined
+    ? documentsByIds(db, [...inCollection.keys()])
+    : matched.filter((row) => inCollection.has(row.id));
+  const selection: Selection = { rows: [], members: members.length, kept: [] };
+  for (const row of members) {
+    const others = collectionsOf(db, row.id).filter((name) => name !== collection);
+    if (others.length === 0) selection.rows.push(row);
+    else selection.kept.push({ id: row.id, hash: row.hash, path: row.path, collections: others });
+  }
+  selection.kept.sort((a, b) => a.id - b.id);
+  return selection;
 }

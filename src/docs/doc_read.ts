@@ -7,6 +7,7 @@
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import {
+  collectionsOf,
   type DocumentRow,
   documentsByHashPrefix,
   documentsByName,
@@ -41,8 +42,8 @@ export interface DocumentInfo {
   modified: string;
   /** When this version was stored (ISO 8601). */
   indexed: string;
-  /** Collection. */
-  collection: string | null;
+  /** The collections it is in (any number: they are labels). */
+  collections: string[];
   /** Snapshot it was first stored in. */
   snapshot_id: string | null;
   /** Session it was added in. */
@@ -57,7 +58,7 @@ export interface DocumentInfo {
   metadata: Record<string, string>;
 }
 
-/** Describes a document row, with its tags and metadata. */
+/** Describes a document row, with its collections, tags and metadata. */
 export function describeDocument(db: DatabaseSync, row: DocumentRow): DocumentInfo {
   return {
     id: row.id,
@@ -71,7 +72,7 @@ export function describeDocument(db: DatabaseSync, row: DocumentRow): DocumentIn
     created: new Date(row.created_at).toISOString(),
     modified: new Date(row.modified_at).toISOString(),
     indexed: new Date(row.indexed_at).toISOString(),
-    collection: row.collection,
+    collections: collectionsOf(db, row.id),
     snapshot_id: row.snapshot_id,
     session_id: row.session_id,
     source_url: row.source_url,

@@ -1,7 +1,9 @@
 /**
  * Restoring stored documents to the filesystem: the documents of a snapshot
  * and/or a collection, written below an output folder at the path they had
- * below the folder they were added from. Every byte is verified against its
+ * below the folder they were added from (for a collection, the folder they
+ * were added from into that collection: a document in several collections
+ * may sit at a different path in each). Every byte is verified against its
  * hash before a file takes its final name, and a stored path that would land
  * outside the output folder is refused. A document whose stored bytes are
  * damaged is reported (naming the chunk and its pack) and the restore goes on.
@@ -17,7 +19,13 @@ import {
 } from "../core/confined_write.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentRow, documentsByIds, listDocuments } from "../store/docs_documents.ts";
+import {
+  collectionExists,
+  collectionPaths,
+  type DocumentRow,
+  documentsByIds,
+  listDocuments,
+} from "../store/docs_documents.ts";
 import { snapshotById, snapshotMemberIds } from "../store/docs_snapshots.ts";
 import { isDamageError } from "../store/store_health.ts";
 import { readContentPieces } from "./content_store.ts";
@@ -25,7 +33,7 @@ import { createPathFilter } from "./glob.ts";
 
 /** What to restore, and where. */
 export interface RestoreRequest {
-  /** Restore the latest documents of this collection. */
+  /** Restore the latest documents of this collection (it may share them with others). */
   collection?: string;
   /** Restore the documents of this snapshot. */
   snapshotId?: string;
@@ -204,11 +212,21 @@ function selectDocuments(db: DatabaseSync, request: RestoreRequest): DocumentRow
       });
     }
     rows = documentsByIds(db, snapshotMemberIds(db, request.snapshotId));
-    if (request.collection !== undefined) {
-      rows = rows.filter((row) => row.collection === request.collection);
-    }
   } else {
     rows = listDocuments(db, { filter: { collection: request.collection } }).rows;
+  }
+  if (request.collection !== undefined) {
+    if (!collectionExists(db, request.collection)) {
+      throw new VantageError("not_found", `no collection '${request.collection}'`, {
+        details: { collection: request.collection },
+      });
+    }
+    // Each document at the path it was given in this collection.
+    const paths = collectionPaths(db, request.collection);
+    rows = rows.flatMap((row) => {
+      const path = paths.get(row.id);
+      return path === undefined ? [] : [{ ...row, relative_path: path }];
+    });
   }
   return rows.sort((
     a,

@@ -1,7 +1,7 @@
 /**
  * Changing what is known about stored documents without touching their
  * bytes: tags, key/value metadata (YAMS `key=value` strings or an object)
- * and collection.
+ * and the collections they are in.
  *
  * @module
  */
@@ -9,9 +9,10 @@ import { VantageError } from "../core/errors.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
 import {
   addTags,
+  addToCollection,
+  removeFromCollection,
   removeMetadata,
   removeTags,
-  setCollection,
   setMetadata,
 } from "../store/docs_documents.ts";
 import { bumpCounter } from "../store/docs_statements.ts";
@@ -29,8 +30,10 @@ export interface UpdateRequest {
   metadata?: Record<string, string>;
   /** Metadata keys to remove. */
   removeMetadata?: readonly string[];
-  /** New collection ("" removes it). */
-  collection?: string;
+  /** Collections to put the documents in (each at its current relative path). */
+  collections?: readonly string[];
+  /** Collections to take them out of (they stay stored; see `docs.delete` to delete). */
+  removeCollections?: readonly string[];
 }
 
 /** The outcome of an update. */
@@ -89,8 +92,11 @@ export function updateDocuments(db: DatabaseSync, request: UpdateRequest): Updat
       if (request.removeTags !== undefined) removeTags(db, row.id, request.removeTags);
       if (request.metadata !== undefined) setMetadata(db, row.id, request.metadata);
       if (request.removeMetadata !== undefined) removeMetadata(db, row.id, request.removeMetadata);
-      if (request.collection !== undefined) {
-        setCollection(db, row.id, request.collection === "" ? null : request.collection);
+      for (const collection of request.collections ?? []) {
+        addToCollection(db, row.id, collection, row.relative_path);
+      }
+      for (const collection of request.removeCollections ?? []) {
+        removeFromCollection(db, row.id, collection);
       }
     }
     bumpCounter(db, "index_generation");

@@ -37,3 +37,4 @@ export { HashedEmbedder } from "./hashed_embedder.ts";
 export type { HashedEmbedderOptions } from "./hashed_embedder.ts";
 export { HttpEmbedder } from "./http_embedder.ts";
 export type { HttpEmbedderOptions, HttpEmbeddingApi } from "./http_embedder.ts";
+export { closeVectorIndexes } from "./vector_index.ts";

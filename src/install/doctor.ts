@@ -1,9 +1,14 @@
 /**
  * `vantage doctor`'s checks: for each agent Vantage is installed in, that
  * its config parses, holds the `vantage` server, that the command exists and
- * the server answers `initialize`, and that the hooks are registered; and
- * whether the Vantage server answers at `VANTAGE_URL`. Each failed check says
- * how to fix it.
+ * the server answers `initialize` and `tools/list`, and that the hooks are
+ * registered; and whether the Vantage server answers at `VANTAGE_URL`. Each
+ * failed check says how to fix it.
+ *
+ * A `deno run` command is started with `--cached-only` added, so the check
+ * downloads nothing and tells a cold cache (the command would start, but
+ * only after downloading its dependencies, past an agent's start-up limit)
+ * from a broken command.
  *
  * @module
  */
@@ -153,20 +158,71 @@ async function checkAdapter(
     const command = await checkCommand(entry.command, entry.args, name);
     report.checks.push(command);
     if (command.status !== "fail") {
-      const probe = await probeMcpServer(entry, { timeoutMs: probeTimeoutMs });
-      report.checks.push({
-        name: "mcp initialize",
-        status: probe.ok ? "ok" : "fail",
-        detail: probe.ok ? `${probe.detail} in ${probe.elapsedMs} ms` : probe.detail,
-        ...(probe.ok ? {} : {
-          fix: "run the command above by hand to see why it does not start, then " +
-            `\`vantage install --adapter ${name}\` again`,
-        }),
-      });
+      report.checks.push(await checkStart(entry, name, probeTimeoutMs));
     }
   }
   if (adapter.readHooks !== undefined) report.checks.push(await checkHooks(environment, name));
   return report;
+}
+
+/**
+ * Starts the registered MCP server as the agent would, from Deno's cache
+ * only when it is a `deno run` command, and classifies what happened.
+ */
+async function checkStart(
+  entry: ServerEntry,
+  name: AdapterName,
+  timeoutMs: number,
+): Promise<DoctorCheck> {
+  const cachedOnly = withCachedOnly(entry);
+  const probe = await probeMcpServer(cachedOnly ?? entry, { timeoutMs, listTools: true });
+  if (probe.ok) {
+    return {
+      name: "mcp initialize",
+      status: "ok",
+      detail:
+        `${probe.detail} in ${probe.elapsedMs} ms and tools/list (${probe.tools} tools) in ${probe.listedMs} ms${
+          cachedOnly === undefined ? "" : ", all from Deno's cache"
+        }`,
+    };
+  }
+  if (cachedOnly !== undefined && isColdCache(probe.detail)) {
+    const cache = entry.env.DENO_DIR ?? "Deno's default cache";
+    return {
+      name: "mcp initialize",
+      status: "fail",
+      detail: `cold cache, not a broken command: ${cache} lacks what the command needs ` +
+        `(${
+          probe.stderr.split("\n").find((line) => /cache/i.test(line))?.trim() ?? probe.detail
+        }), ` +
+        "so the agent's first start would download it, past its start-up limit",
+      fix:
+        `\`vantage install --adapter ${name}\` again: it runs the command once to fill the cache`,
+    };
+  }
+  return {
+    name: "mcp initialize",
+    status: "fail",
+    detail: `the command does not start: ${probe.detail}`,
+    fix: "run the command above by hand to see why it does not start, then " +
+      `\`vantage install --adapter ${name}\` again`,
+  };
+}
+
+/**
+ * The same command with `--cached-only` after `deno run`, so it fails at once
+ * on anything it would have to download; undefined for any other command.
+ */
+export function withCachedOnly(entry: ServerEntry): ServerEntry | undefined {
+  const program = entry.command.split(/[\\/]/).pop()?.toLowerCase();
+  if ((program !== "deno" && program !== "deno.exe") || entry.args[0] !== "run") return undefined;
+  if (entry.args.includes("--cached-only")) return entry;
+  return { ...entry, args: ["run", "--cached-only", ...entry.args.slice(1)] };
+}
+
+/** Whether a failed start says a module or npm package was not in Deno's cache. */
+export function isColdCache(detail: string): boolean {
+  return /not found in cache|not in cache|--cached-only/i.test(detail);
 }
 
 async function checkHooks(

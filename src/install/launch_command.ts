@@ -1,7 +1,10 @@
 /**
  * The command line an agent runs to reach Vantage: the compiled executable
- * when Vantage runs as one, else `deno run` with the scoped permission set of
- * that command (never `-A`) and the absolute path of `main.ts`.
+ * when Vantage runs as one, else `deno run --quiet` with the scoped
+ * permission set of that command (never `-A`) and the absolute path of
+ * `main.ts`. `--quiet` keeps Deno's own diagnostics (a dependency download's
+ * "Download …" lines, the new-release notice) off the agent's stderr; its
+ * errors still show.
  *
  * @module
  */
@@ -69,7 +72,7 @@ export function vantageCommand(
   const flags = permissionFlags(profile, paths, environment.roots);
   return {
     command: environment.execPath,
-    args: ["run", ...flags, environment.mainPath, ...subcommand],
+    args: ["run", "--quiet", ...flags, environment.mainPath, ...subcommand],
     env,
     compiled,
   };

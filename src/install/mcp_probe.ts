@@ -1,6 +1,7 @@
 /**
  * Starts a registered MCP server the way an agent would and checks that it
- * answers `initialize`, within a time budget.
+ * answers `initialize` (and, when asked, `tools/list`, which loads the whole
+ * catalog), within a time budget.
  *
  * @module
  */
@@ -13,8 +14,24 @@ export interface ProbeResult {
   ok: boolean;
   /** One line: the server's name and version, or what went wrong. */
   detail: string;
-  /** Milliseconds from spawn to answer (or to giving up). */
+  /** Milliseconds from spawn to the `initialize` answer (or to giving up). */
   elapsedMs: number;
+  /** With `listTools`: milliseconds from spawn to the `tools/list` answer. */
+  listedMs?: number;
+  /** With `listTools`: how many tools it listed. */
+  tools?: number;
+  /** The last lines the server wrote on stderr (trimmed; "" when none). */
+  stderr: string;
+}
+
+/** How {@linkcode probeMcpServer} probes. */
+export interface ProbeOptions {
+  /** Time budget for the answers (default 10 s). */
+  timeoutMs?: number;
+  /** Working folder of the server. */
+  cwd?: string;
+  /** Also ask for `tools/list` after `initialize` (the catalog loads then). */
+  listTools?: boolean;
 }
 
 /**
@@ -31,7 +48,7 @@ export interface ProbeResult {
  */
 export async function probeMcpServer(
   entry: ServerEntry,
-  options: { timeoutMs?: number; cwd?: string } = {},
+  options: ProbeOptions = {},
 ): Promise<ProbeResult> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const started = performance.now();
@@ -51,6 +68,7 @@ export async function probeMcpServer(
       ok: false,
       detail: `could not start ${entry.command}: ${message(error)}`,
       elapsedMs: 0,
+      stderr: "",
     };
   }
   const stderr = collect(child.stderr);
@@ -65,28 +83,53 @@ export async function probeMcpServer(
     },
   };
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify(request) + "\n")).catch(() => {});
+  const send = (message: unknown) =>
+    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n")).catch(() => {});
+  await send(request);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
-  const answer = readAnswer(child.stdout);
+  const messages = new Messages(child.stdout);
   let result: ProbeResult;
   try {
-    const outcome = await Promise.race([answer, timeout]);
+    const outcome = await Promise.race([messages.answer(1, initialized), timeout]);
     if (outcome === "timeout") {
+      const lines = await settle(stderr);
       result = {
         ok: false,
-        detail: `no answer to initialize within ${timeoutMs / 1000} s${tail(await settle(stderr))}`,
+        detail: `no answer to initialize within ${timeoutMs / 1000} s${tail(lines)}`,
         elapsedMs: elapsed(),
+        stderr: lastLines(lines),
       };
     } else if (outcome.kind === "result") {
-      result = { ok: true, detail: outcome.detail, elapsedMs: elapsed() };
+      result = { ok: true, detail: outcome.detail, elapsedMs: elapsed(), stderr: "" };
+      if (options.listTools) {
+        await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+        await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+        const listed = await Promise.race([messages.answer(2, listedTools), timeout]);
+        if (listed === "timeout" || listed.kind === "error") {
+          const lines = await settle(stderr);
+          result = {
+            ok: false,
+            detail: (listed === "timeout"
+              ? `answered initialize, then no answer to tools/list within ${timeoutMs / 1000} s`
+              : listed.detail) + tail(lines),
+            elapsedMs: result.elapsedMs,
+            stderr: lastLines(lines),
+          };
+        } else {
+          result.listedMs = elapsed();
+          result.tools = listed.count;
+        }
+      }
     } else {
+      const lines = await settle(stderr);
       result = {
         ok: false,
-        detail: `${outcome.detail}${tail(await settle(stderr))}`,
+        detail: `${outcome.detail}${tail(lines)}`,
         elapsedMs: elapsed(),
+        stderr: lastLines(lines),
       };
     }
   } finally {
@@ -103,26 +146,56 @@ export async function probeMcpServer(
       await child.status.catch(() => {});
     }
     await stderr.catch(() => "");
+    messages.close();
   }
+  if (result.ok) result.stderr = lastLines(await stderr.catch(() => ""));
   return result;
 }
 
-type Answer = { kind: "result" | "error"; detail: string };
+type Answer = { kind: "result" | "error"; detail: string; count?: number };
 
-async function readAnswer(stream: ReadableStream<Uint8Array>): Promise<Answer> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const reader = stream.getReader();
-  try {
+/** The `initialize` answer, in one line. */
+function initialized(message: Record<string, unknown>): Answer {
+  if (message.result === undefined) {
+    return { kind: "error", detail: `initialize failed: ${JSON.stringify(message.error)}` };
+  }
+  const info = (message.result as { serverInfo?: { name?: string; version?: string } })
+    .serverInfo;
+  return {
+    kind: "result",
+    detail: `answered initialize as ${info?.name ?? "?"} ${info?.version ?? ""}`.trim(),
+  };
+}
+
+/** The `tools/list` answer: how many tools. */
+function listedTools(message: Record<string, unknown>): Answer {
+  const tools = (message.result as { tools?: unknown[] } | undefined)?.tools;
+  if (!Array.isArray(tools)) {
+    return { kind: "error", detail: `tools/list failed: ${JSON.stringify(message.error)}` };
+  }
+  return { kind: "result", detail: `listed ${tools.length} tools`, count: tools.length };
+}
+
+/** JSON-RPC lines read from a server's stdout. */
+class Messages {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #stream: ReadableStream<Uint8Array>;
+  #buffer = "";
+  #decoder = new TextDecoder();
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#stream = stream;
+    this.#reader = stream.getReader();
+  }
+
+  /** Reads until the answer to request `id`, which `read` turns into a result. */
+  async answer(id: number, read: (message: Record<string, unknown>) => Answer): Promise<Answer> {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return { kind: "error", detail: "the server exited without answering initialize" };
-      buffer += decoder.decode(value, { stream: true });
-      let newline = buffer.indexOf("\n");
+      let newline = this.#buffer.indexOf("\n");
       while (newline !== -1) {
-        const line = buffer.slice(0, newline).trim();
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf("\n");
+        const line = this.#buffer.slice(0, newline).trim();
+        this.#buffer = this.#buffer.slice(newline + 1);
+        newline = this.#buffer.indexOf("\n");
         if (line === "") continue;
         let message: Record<string, unknown>;
         try {
@@ -133,21 +206,29 @@ async function readAnswer(stream: ReadableStream<Uint8Array>): Promise<Answer> {
             detail: `the server printed a non-JSON line: ${line.slice(0, 120)}`,
           };
         }
-        if (message.id !== 1) continue;
-        if (message.result !== undefined) {
-          const info = (message.result as { serverInfo?: { name?: string; version?: string } })
-            .serverInfo;
-          return {
-            kind: "result",
-            detail: `answered initialize as ${info?.name ?? "?"} ${info?.version ?? ""}`.trim(),
-          };
-        }
-        return { kind: "error", detail: `initialize failed: ${JSON.stringify(message.error)}` };
+        if (message.id === id) return read(message);
       }
+      const { value, done } = await this.#reader.read();
+      if (done) {
+        return {
+          kind: "error",
+          detail: id === 1
+            ? "the server exited without answering initialize"
+            : "the server exited without answering tools/list",
+        };
+      }
+      this.#buffer += this.#decoder.decode(value, { stream: true });
     }
-  } finally {
-    reader.releaseLock();
-    await stream.cancel().catch(() => {});
+  }
+
+  /** Stops reading. */
+  close(): void {
+    try {
+      this.#reader.releaseLock();
+    } catch {
+      // A read still pending on a stream that never ended: cancelling below ends it.
+    }
+    this.#stream.cancel().catch(() => {});
   }
 }
 
@@ -166,8 +247,15 @@ async function settle(stderr: Promise<string>): Promise<string> {
 }
 
 function tail(stderr: string): string {
-  const lines = stderr.trim().split("\n").filter((line) => line.trim() !== "");
-  return lines.length === 0 ? "" : `; stderr: ${lines.slice(-3).join(" | ").slice(0, 400)}`;
+  const lines = lastLines(stderr);
+  return lines === "" ? "" : `; stderr: ${lines.split("\n").join(" | ").slice(0, 400)}`;
+}
+
+/** The last three non-empty lines of a server's stderr, without terminal colours. */
+function lastLines(stderr: string): string {
+  // deno-lint-ignore no-control-regex
+  const plain = stderr.replace(/\x1b\[[0-9;]*m/g, "");
+  return plain.trim().split("\n").filter((line) => line.trim() !== "").slice(-3).join("\n");
 }
 
 /** `promise`'s value, or `fallback` after `ms`, without leaving a timer behind. */

@@ -11,6 +11,7 @@ import { documentRoots } from "../core/permissions.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
 import { openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs_fts.ts";
+import { closeVectorIndexes } from "../docs/mod.ts";
 import { openMessageIndex } from "../store/message_index.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/readonly_query.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
@@ -60,6 +61,7 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     return openDatabase(paths.database);
   }, (db) => {
     closeDocsIndex(db);
+    closeVectorIndexes(db);
     db.close();
   });
   services.provide(MESSAGE_INDEX, () => {

@@ -2,7 +2,9 @@
  * Document rows and what hangs off them: tags, key/value metadata, the
  * filters shared by list, search and grep, and the totals behind `status`.
  * A document is one (path, content hash) pair; re-adding a changed file adds
- * a new row and marks the older one as no longer the latest.
+ * a new row and marks the older one as no longer the latest. Collections are
+ * labels: a document is in any number of them, each remembering the path it
+ * has below the folder it was added from into that collection.
  *
  * @module
  */
@@ -38,8 +40,6 @@ export interface DocumentRow {
   modified_at: number;
   /** When this version was stored, ms. */
   indexed_at: number;
-  /** Collection name. */
-  collection: string | null;
   /** Snapshot it was first stored in. */
   snapshot_id: string | null;
   /** Session it was added in. */
@@ -58,17 +58,17 @@ export type NewDocument = Omit<DocumentRow, "id" | "is_latest" | "vector_model">
 };
 
 const COLUMNS = `d.id, d.hash, d.path, d.relative_path, d.name, d.extension, d.mime, d.is_text,
-  d.size, d.title, d.created_at, d.modified_at, d.indexed_at, d.collection, d.snapshot_id,
-  d.session_id, d.source_url, d.is_latest, d.vector_model`;
+  d.size, d.title, d.created_at, d.modified_at, d.indexed_at, d.snapshot_id, d.session_id,
+  d.source_url, d.is_latest, d.vector_model`;
 
 /** Inserts a document as the latest version of its path; returns its id. */
 export function insertDocument(db: DatabaseSync, doc: NewDocument): number {
   const result = prepared(
     db,
     `INSERT INTO docs_documents (hash, path, relative_path, name, extension, mime, is_text, size,
-       title, created_at, modified_at, indexed_at, collection, snapshot_id, session_id, source_url,
-       is_latest, vector_model)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+       title, created_at, modified_at, indexed_at, snapshot_id, session_id, source_url, is_latest,
+       vector_model)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
   ).run(
     doc.hash,
     doc.path,
@@ -82,7 +82,6 @@ export function insertDocument(db: DatabaseSync, doc: NewDocument): number {
     doc.created_at,
     doc.modified_at,
     doc.indexed_at,
-    doc.collection,
     doc.snapshot_id,
     doc.session_id,
     doc.source_url,
@@ -97,8 +96,6 @@ export interface ReAddFields {
   relative_path: string;
   /** File modification time. */
   modified_at: number;
-  /** New collection, when one was given. */
-  collection?: string;
   /** Session the add happened in, when one was active. */
   session_id?: string;
 }
@@ -108,15 +105,9 @@ export function refreshDocument(db: DatabaseSync, id: number, fields: ReAddField
   prepared(
     db,
     `UPDATE docs_documents SET relative_path = ?, modified_at = ?, is_latest = 1,
-       collection = coalesce(?, collection), session_id = coalesce(?, session_id)
+       session_id = coalesce(?, session_id)
      WHERE id = ?`,
-  ).run(
-    fields.relative_path,
-    fields.modified_at,
-    fields.collection ?? null,
-    fields.session_id ?? null,
-    id,
-  );
+  ).run(fields.relative_path, fields.modified_at, fields.session_id ?? null, id);
 }
 
 /**
@@ -236,7 +227,7 @@ export function documentsForPaths(db: DatabaseSync, paths: readonly string[]): D
   return out;
 }
 
-/** Deletes a document row (tags, metadata, memberships, index rows go with it). */
+/** Deletes a document row (tags, metadata, collection and snapshot memberships go with it). */
 export function deleteDocumentRow(db: DatabaseSync, id: number): void {
   prepared(db, "DELETE FROM docs_documents WHERE id = ?").run(id);
 }
@@ -319,9 +310,72 @@ export function metadataOf(db: DatabaseSync, id: number): Record<string, string>
   return out;
 }
 
-/** Changes the collection of a document. */
-export function setCollection(db: DatabaseSync, id: number, collection: string | null): void {
-  prepared(db, "UPDATE docs_documents SET collection = ? WHERE id = ?").run(collection, id);
+// ---------------------------------------------------------------------------------------------
+// Collections: labels, many per document
+
+/**
+ * Puts a document in a collection, at `relativePath` below the folder it was
+ * added from into it; already there, it takes the new relative path.
+ */
+export function addToCollection(
+  db: DatabaseSync,
+  id: number,
+  collection: string,
+  relativePath: string,
+): void {
+  prepared(
+    db,
+    `INSERT INTO docs_collection_members (collection, document_id, relative_path) VALUES (?, ?, ?)
+     ON CONFLICT (collection, document_id) DO UPDATE SET relative_path = excluded.relative_path`,
+  ).run(collection, id, relativePath);
+}
+
+/** Takes a document out of a collection; returns whether it was in it. */
+export function removeFromCollection(db: DatabaseSync, id: number, collection: string): boolean {
+  return Number(
+    prepared(
+      db,
+      "DELETE FROM docs_collection_members WHERE collection = ? AND document_id = ?",
+    ).run(collection, id).changes,
+  ) > 0;
+}
+
+/**
+ * Gives document `toId` every collection `fromId` is in (with the paths it
+ * has there), keeping those it is in already: a new version of a path stays
+ * in the collections of the version it replaces.
+ */
+export function inheritCollections(db: DatabaseSync, fromId: number, toId: number): void {
+  prepared(
+    db,
+    `INSERT OR IGNORE INTO docs_collection_members (collection, document_id, relative_path)
+     SELECT collection, ?, relative_path FROM docs_collection_members WHERE document_id = ?`,
+  ).run(toId, fromId);
+}
+
+/** The collections a document is in, sorted. */
+export function collectionsOf(db: DatabaseSync, id: number): string[] {
+  return (prepared(
+    db,
+    "SELECT collection FROM docs_collection_members WHERE document_id = ? ORDER BY collection",
+  ).all(id) as Array<{ collection: string }>).map((row) => row.collection);
+}
+
+/** Whether any document (of any version) is in a collection. */
+export function collectionExists(db: DatabaseSync, collection: string): boolean {
+  return prepared(
+    db,
+    "SELECT 1 AS x FROM docs_collection_members WHERE collection = ? LIMIT 1",
+  ).get(collection) !== undefined;
+}
+
+/** Each document's relative path in a collection, by document id. */
+export function collectionPaths(db: DatabaseSync, collection: string): Map<number, string> {
+  const rows = prepared(
+    db,
+    "SELECT document_id, relative_path FROM docs_collection_members WHERE collection = ?",
+  ).all(collection) as Array<{ document_id: number; relative_path: string }>;
+  return new Map(rows.map((row) => [row.document_id, row.relative_path]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +391,7 @@ export interface DocumentFilter {
   isText?: boolean;
   /** Only this extension (with or without the dot, any case). */
   extension?: string;
-  /** Only this collection. */
+  /** Only documents in this collection (among any others they are in). */
   collection?: string;
   /** Only documents belonging to this snapshot. */
   snapshotId?: string;
@@ -374,7 +428,7 @@ export function filterSql(filter: DocumentFilter): SqlFragment {
     params.push(ext.toLowerCase());
   }
   if (filter.collection !== undefined) {
-    parts.push("d.collection = ?");
+    parts.push("d.id IN (SELECT document_id FROM docs_collection_members WHERE collection = ?)");
     params.push(filter.collection);
   }
   if (filter.snapshotId !== undefined) {
@@ -528,12 +582,15 @@ export interface CollectionRow {
   total_bytes: number;
 }
 
-/** Every collection, by name. */
+/**
+ * Every collection holding a latest document, by name. A document in several
+ * collections counts in each.
+ */
 export function collectionRows(db: DatabaseSync): CollectionRow[] {
   return prepared(
     db,
-    `SELECT collection AS name, count(*) AS document_count, sum(size) AS total_bytes
-     FROM docs_documents WHERE collection IS NOT NULL AND is_latest = 1
-     GROUP BY collection ORDER BY collection`,
+    `SELECT m.collection AS name, count(*) AS document_count, sum(d.size) AS total_bytes
+     FROM docs_collection_members m JOIN docs_documents d ON d.id = m.document_id
+     WHERE d.is_latest = 1 GROUP BY m.collection ORDER BY m.collection`,
   ).all() as unknown as CollectionRow[];
 }

@@ -1,6 +1,11 @@
 /**
  * Stored embedding vectors: one row per embedded piece of a document's text,
  * as little-endian float32 BLOBs tagged with the model that produced them.
+ * A vector's id is never reused. Runs of a model's vectors are also sealed
+ * into column files (`docs_vector_segments`, see docs_vector_files.ts), which
+ * a search reads in part; every removed vector is remembered
+ * (`docs_vector_removed`, filled by a trigger) so readers skip it in the files
+ * that still hold it.
  *
  * @module
  */
@@ -71,4 +76,132 @@ export function firstVectors(
 /** Counts stored vectors. */
 export function vectorCount(db: DatabaseSync): number {
   return (prepared(db, "SELECT count(*) AS n FROM docs_vectors").get() as { n: number }).n;
+}
+
+/** Vectors of one model with ids from `firstId` to `lastId`, in id order. */
+export function vectorsBetween(
+  db: DatabaseSync,
+  model: string,
+  firstId: number,
+  lastId: number,
+): VectorRow[] {
+  return prepared(
+    db,
+    `SELECT id, document_id, seq, vector FROM docs_vectors WHERE model = ? AND id BETWEEN ? AND ?
+     ORDER BY id`,
+  ).all(model, firstId, lastId) as unknown as VectorRow[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sealed column files
+
+/** One sealed run of a model's vectors, held in a column file. */
+export interface VectorSegmentRow {
+  /** Segment id (never reused). */
+  id: number;
+  /** Embedding model id. */
+  model: string;
+  /** File name in the vector folder. */
+  file: string;
+  /** Vectors in the file (removed ones included until it is rewritten). */
+  rows: number;
+  /** Vector length. */
+  dimensions: number;
+  /** Smallest vector id in it. */
+  first_id: number;
+  /** Largest vector id in it. */
+  last_id: number;
+  /** When it was written, ms. */
+  created_at: number;
+}
+
+/** The segments of one model, oldest vectors first. */
+export function vectorSegments(db: DatabaseSync, model: string): VectorSegmentRow[] {
+  return prepared(
+    db,
+    `SELECT id, model, file, rows, dimensions, first_id, last_id, created_at
+     FROM docs_vector_segments WHERE model = ? ORDER BY first_id, id`,
+  ).all(model) as unknown as VectorSegmentRow[];
+}
+
+/** Every segment's file name (all models). */
+export function vectorSegmentFiles(db: DatabaseSync): Set<string> {
+  return new Set(
+    (prepared(db, "SELECT file FROM docs_vector_segments").all() as Array<{ file: string }>)
+      .map((row) => row.file),
+  );
+}
+
+/** The largest vector id sealed for a model (0 when none is). */
+export function sealedThrough(db: DatabaseSync, model: string): number {
+  return (prepared(
+    db,
+    "SELECT coalesce(max(last_id), 0) AS id FROM docs_vector_segments WHERE model = ?",
+  ).get(model) as { id: number }).id;
+}
+
+/** The largest stored vector id (0 when none is stored): bounds how many a tail can hold. */
+export function largestVectorId(db: DatabaseSync): number {
+  return (prepared(db, "SELECT coalesce(max(id), 0) AS id FROM docs_vectors").get() as {
+    id: number;
+  }).id;
+}
+
+/** Records a sealed segment (inside the caller's transaction); returns its id. */
+export function insertVectorSegment(
+  db: DatabaseSync,
+  segment: Omit<VectorSegmentRow, "id">,
+): number {
+  return Number(
+    prepared(
+      db,
+      `INSERT INTO docs_vector_segments (model, file, rows, dimensions, first_id, last_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      segment.model,
+      segment.file,
+      segment.rows,
+      segment.dimensions,
+      segment.first_id,
+      segment.last_id,
+      segment.created_at,
+    ).lastInsertRowid,
+  );
+}
+
+/** Removes segment rows (inside the caller's transaction); returns how many there were. */
+export function deleteVectorSegments(db: DatabaseSync, ids: readonly number[]): number {
+  const statement = prepared(db, "DELETE FROM docs_vector_segments WHERE id = ?");
+  let removed = 0;
+  for (const id of ids) removed += Number(statement.run(id).changes);
+  return removed;
+}
+
+/** Ids of a model's removed vectors up to `throughId`, ascending. */
+export function removedVectorIds(db: DatabaseSync, model: string, throughId: number): number[] {
+  return (prepared(
+    db,
+    `SELECT vector_id FROM docs_vector_removed WHERE model = ? AND vector_id <= ?
+     ORDER BY vector_id`,
+  ).all(model, throughId) as Array<{ vector_id: number }>).map((row) => row.vector_id);
+}
+
+/** Ids of a model's removed vectors from `fromId` to `throughId`, ascending. */
+export function removedVectorIdsBetween(
+  db: DatabaseSync,
+  model: string,
+  fromId: number,
+  throughId: number,
+): number[] {
+  return (prepared(
+    db,
+    `SELECT vector_id FROM docs_vector_removed WHERE model = ? AND vector_id BETWEEN ? AND ?
+     ORDER BY vector_id`,
+  ).all(model, fromId, throughId) as Array<{ vector_id: number }>).map((row) => row.vector_id);
+}
+
+/** Forgets removed vectors no file holds any more (inside the caller's transaction). */
+export function forgetRemovedVectors(db: DatabaseSync, ids: Iterable<number>): void {
+  const statement = prepared(db, "DELETE FROM docs_vector_removed WHERE vector_id = ?");
+  for (const id of ids) statement.run(id);
 }

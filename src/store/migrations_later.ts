@@ -326,4 +326,72 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
         WHERE agent = 'claude_code';
     `,
   },
+  {
+    version: 19,
+    name: "document memory: collections are labels, a document in any number of them",
+    sql: `
+      -- A document belongs to every collection it was added (or moved) into, as tags are
+      -- many-to-many. relative_path is where the document sits below the folder it was added
+      -- from into that collection, so each collection restores the layout it was given.
+      CREATE TABLE docs_collection_members (
+        collection    TEXT NOT NULL,
+        document_id   INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        relative_path TEXT NOT NULL,
+        PRIMARY KEY (collection, document_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX docs_collection_members_document ON docs_collection_members (document_id);
+      INSERT INTO docs_collection_members (collection, document_id, relative_path)
+        SELECT collection, id, relative_path FROM docs_documents WHERE collection IS NOT NULL;
+      DROP INDEX docs_documents_collection;
+      ALTER TABLE docs_documents DROP COLUMN collection;
+    `,
+  },
+  {
+    version: 20,
+    name: "document vectors: ids never reused, sealed into column files a search reads in part",
+    sql: `
+      -- A vector's id now names it for good (AUTOINCREMENT): the column files below name the
+      -- vectors they hold by id, and a removed id must never come back as another vector.
+      CREATE TABLE docs_vectors_new (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        document_id INTEGER NOT NULL REFERENCES docs_documents (id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        model       TEXT NOT NULL,
+        vector      BLOB NOT NULL
+      ) STRICT;
+      INSERT INTO docs_vectors_new (id, document_id, seq, model, vector)
+        SELECT id, document_id, seq, model, vector FROM docs_vectors ORDER BY id;
+      DROP TABLE docs_vectors;
+      ALTER TABLE docs_vectors_new RENAME TO docs_vectors;
+      CREATE INDEX docs_vectors_document ON docs_vectors (document_id);
+
+      -- Sealed runs of one model's vectors, each an immutable file in docs-vectors/ laid out one
+      -- dimension after another, so a search reads only the dimensions its query uses. Vectors
+      -- with ids past a model's last sealed id are read from docs_vectors.
+      CREATE TABLE docs_vector_segments (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        model      TEXT NOT NULL,
+        file       TEXT NOT NULL UNIQUE,
+        rows       INTEGER NOT NULL,
+        dimensions INTEGER NOT NULL,
+        first_id   INTEGER NOT NULL,
+        last_id    INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_vector_segments_model ON docs_vector_segments (model, last_id);
+
+      -- Every removed vector (deleted documents, replaced vectors, cascades included): a sealed
+      -- file still holds it, and readers skip it until the file is rewritten without it.
+      CREATE TABLE docs_vector_removed (
+        vector_id INTEGER PRIMARY KEY,
+        model     TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX docs_vector_removed_model ON docs_vector_removed (model, vector_id);
+      CREATE TRIGGER docs_vectors_removed AFTER DELETE ON docs_vectors BEGIN
+        INSERT OR IGNORE INTO docs_vector_removed (vector_id, model) VALUES (old.id, old.model);
+        INSERT INTO docs_state (key, value) VALUES ('vector_removals', '1')
+          ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT);
+      END;
+    `,
+  },
 ];

@@ -44,7 +44,7 @@ Deno.test("add, search, grep, get, ls, restore and rm from the command line", as
     const get = await vantage(["get", memoHash.slice(0, 12)]);
     assert.equal(get.stdout, "remember the rollback drill\n");
     const info = await vantage(["get", "guide.md", "--info"]);
-    assert.equal(JSON.parse(info.stdout).collection, "ops");
+    assert.deepEqual(JSON.parse(info.stdout).collections, ["ops"]);
     const missing = await vantage(["get", "nothing-here.md"]);
     assert.equal(missing.code, 4);
     assert.match(missing.stderr, /no stored document matches name 'nothing-here\.md'/);

@@ -151,7 +151,7 @@ Deno.test("doctor: nothing installed, a healthy install, then a broken command",
     );
     assert.match(
       claude.checks[3].detail,
-      /^answered initialize as vantage \d+\.\d+\.\d+ in \d+ ms$/,
+      /^answered initialize as vantage \d+\.\d+\.\d+ in \d+ ms and tools\/list \(2 tools\) in \d+ ms, all from Deno's cache$/,
     );
     assert.equal(report.adapters.filter((a: { installed: boolean }) => a.installed).length, 1);
 

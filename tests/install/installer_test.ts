@@ -346,6 +346,7 @@ Deno.test("the registered commands: deno run with scoped permissions, or the com
     assert.equal(table.command, Deno.execPath());
     assert.deepEqual(table.args, [
       "run",
+      "--quiet",
       ...permissionFlags("mcp-serve", paths, []),
       environment.mainPath,
       "mcp-serve",

@@ -2,7 +2,7 @@
  * One add in progress: the snapshot, the recorder of documents and the hand-off to the index
  * worker, tied together by its writes (each one transaction that also records what the worker
  * sent back) and by its end (waiting for the worker, counting the snapshot, freeing chunks,
- * embedding through a service).
+ * embedding through a service, sealing the new vectors into the files searches read).
  *
  * @module
  */
@@ -10,6 +10,7 @@ import { type DatabaseSync, transaction } from "../../store/database.ts";
 import { bumpCounter } from "../../store/docs_statements.ts";
 import { collectGarbage, compactPacks } from "../content_store.ts";
 import { syncEmbedding } from "../embedding_config.ts";
+import { maintainVectorIndex } from "../vector_segments.ts";
 import { WorkerHandOff } from "./handoff.ts";
 import { DocumentRecorder } from "./record.ts";
 import { type FileEntry, kindOf } from "./scan.ts";
@@ -26,7 +27,7 @@ export class Ingest {
 
   constructor(
     readonly db: DatabaseSync,
-    options: IngestOptions,
+    private readonly options: IngestOptions,
     private readonly report: IngestReport,
   ) {
     const embed = syncEmbedding(options.embedder);
@@ -112,6 +113,16 @@ export class Ingest {
     if (freed > 0) compactPacks(this.db);
     this.handoff.applyFailed();
     await this.recorder.embedPending();
+    try {
+      await maintainVectorIndex(this.db, this.options.embedder.id);
+    } catch (error) {
+      // The vectors are stored; a search reads those not sealed from the store instead.
+      this.report.warnings.push(
+        `sealing the new vectors for search failed (${
+          error instanceof Error ? error.message : String(error)
+        }); a later add or search seals them`,
+      );
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Recording one document: a file's bytes stored (or found unchanged by size and time), the
- * document row written, older versions of the path superseded, tags, metadata and snapshot
- * membership set, and the text indexed and embedded here or queued for the worker (or for an
+ * document row written, older versions of the path superseded (their collections carried over
+ * to the new latest version), tags, metadata, collection and snapshot membership set, and the text indexed and embedded here or queued for the worker (or for an
  * embedding service once the add is stored).
  *
  * @module
@@ -10,7 +10,9 @@ import { basename, extname } from "node:path";
 import { type DatabaseSync, transaction } from "../../store/database.ts";
 import {
   addTags,
+  addToCollection,
   type DocumentRow,
+  inheritCollections,
   insertDocument,
   latestDocumentForPath,
   pathVersions,
@@ -86,6 +88,7 @@ export class DocumentRecorder {
       if (
         latest !== undefined && latest.size === info.size && latest.modified_at === times.modified
       ) {
+        this.#decorate(latest.id, file.relativePath);
         this.snapshot.include(latest);
         this.#note(latest, "unchanged");
         return;
@@ -125,14 +128,14 @@ export class DocumentRecorder {
       refreshDocument(db, existing.id, {
         relative_path: file.relativePath,
         modified_at: times.modified,
-        collection: options.collection,
         session_id: options.session ?? undefined,
       });
       if (existing.is_latest === 0) {
+        if (previous !== undefined) inheritCollections(db, previous.id, existing.id);
         for (const old of supersedeOtherVersions(db, file.path, existing.id)) this.#unindex(old);
         this.#index(existing.id, file.path, existing.title, bytes);
       }
-      this.#decorate(existing.id);
+      this.#decorate(existing.id, file.relativePath);
       this.snapshot.include(existing);
       this.#note(existing, "unchanged");
       return;
@@ -153,7 +156,6 @@ export class DocumentRecorder {
       created_at: times.created,
       modified_at: times.modified,
       indexed_at: options.now,
-      collection: options.collection ?? null,
       snapshot_id: this.snapshot.id,
       session_id: options.session,
       source_url: options.sourceUrl ?? null,
@@ -163,10 +165,11 @@ export class DocumentRecorder {
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });
     // A path is only ever latest once, so with no latest version there is nothing to supersede.
     if (previous !== undefined) {
+      inheritCollections(db, previous.id, id);
       for (const old of supersedeOtherVersions(db, file.path, id)) this.#unindex(old);
     }
     this.#indexText(id, file.path, row.title, extracted.text, here, embedsNow);
-    this.#decorate(id);
+    this.#decorate(id, file.relativePath);
     this.#note(
       { id, ...row, is_latest: 1, vector_model: null },
       previous === undefined ? "added" : "updated",
@@ -224,7 +227,11 @@ export class DocumentRecorder {
     }
   }
 
-  #decorate(id: number): void {
+  /** Gives a document the add's tags, metadata and collection (at its path below the folder). */
+  #decorate(id: number, relativePath: string): void {
+    if (this.options.collection !== undefined) {
+      addToCollection(this.db, id, this.options.collection, relativePath);
+    }
     if (this.options.tags !== undefined && this.options.tags.length > 0) {
       addTags(this.db, id, this.options.tags);
     }

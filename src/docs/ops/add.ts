@@ -33,7 +33,7 @@ export const addOperation: Operation = defineOperation({
   id: "docs.add",
   title: "Add documents",
   description:
-    "Store a note or files in document memory, to find later. Inline `content` with a `name`, or a file or folder (include/exclude globs), with tags, metadata, collection and snapshot label.",
+    "Store a note or files in document memory, to find later. Inline `content` with a `name`, or a file or folder, with tags, metadata, collection and snapshot label; stored files re-added into another collection join it.",
   input: z.object({
     path: pathSchema.optional().describe("File or folder to store"),
     content: z.string().optional().describe("Inline text to store (with `name`)"),
@@ -43,7 +43,7 @@ export const addOperation: Operation = defineOperation({
     exclude: globsSchema.optional().describe("Globs to leave out"),
     tags: tagsSchema.optional().describe("Tags for every document"),
     metadata: metadataSchema.optional().describe("Object, or key=value strings"),
-    collection: collectionSchema.optional().describe("Collection to put them in"),
+    collection: collectionSchema.optional().describe("Collection to add them to"),
     snapshot_id: snapshotIdSchema.optional().describe("Snapshot id (default: a timestamp)"),
     snapshot_label: labelSchema.optional().describe("Human label for the snapshot"),
     no_session: z.boolean().default(false).describe("Do not attach the current session"),

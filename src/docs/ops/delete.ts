@@ -1,7 +1,9 @@
 /**
  * `docs.delete`: removes stored documents by name, names, glob or hash
  * (every version of each matched path); chunks no document uses any more
- * are garbage-collected. `dry_run` only reports.
+ * are garbage-collected. With `collection`, the documents are taken out of
+ * that collection and deleted only when no other collection holds them.
+ * `dry_run` only reports.
  *
  * @module
  */
@@ -9,24 +11,34 @@ import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
 import { deleteDocuments } from "../doc_delete.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { docsContext } from "./shared.ts";
+import { collectionSchema, docsContext } from "./shared.ts";
 
 /** The `docs.delete` operation. */
 export const deleteOperation: Operation = defineOperation({
   id: "docs.delete",
   title: "Delete documents",
   description:
-    "Delete stored documents by `name` (path, file name or glob), `names` or `hash`. Every version goes and unused chunks are freed; `dry_run` only reports.",
+    "Delete stored documents by `name` (path, file name or glob), `names` or `hash`. Every version goes and unused chunks are freed; with `collection` they leave it, deleted only if no other holds them (`kept`).",
   input: z.object({
     name: z.string().min(1).optional().describe("Name, path or glob"),
     names: z.array(z.string().min(1)).optional().describe("Several names, paths or globs"),
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
+    collection: collectionSchema.optional().describe(
+      "Only documents in this collection: taken out of it, deleted if no other holds them",
+    ),
     dry_run: z.boolean().default(false).describe("Report what would be deleted"),
   }),
   output: z.object({
     deleted: z.number().int(),
     dry_run: z.boolean(),
     documents: z.array(z.object({ id: z.number().int(), hash: z.string(), path: z.string() })),
+    removed_from_collection: z.number().int().optional(),
+    kept: z.array(z.object({
+      id: z.number().int(),
+      hash: z.string(),
+      path: z.string(),
+      collections: z.array(z.string()),
+    })).optional(),
     chunks_freed: z.number().int(),
     bytes_freed: z.number().int(),
   }),
@@ -40,9 +52,17 @@ export const deleteOperation: Operation = defineOperation({
   run(context, input) {
     const names = [...(input.name !== undefined ? [input.name] : []), ...(input.names ?? [])];
     const hashes = input.hash !== undefined ? [input.hash] : [];
-    if (names.length === 0 && hashes.length === 0) {
-      throw new VantageError("invalid_arguments", "give 'name', 'names' or 'hash' to delete");
+    if (names.length === 0 && hashes.length === 0 && input.collection === undefined) {
+      throw new VantageError(
+        "invalid_arguments",
+        "give 'name', 'names', 'hash' or 'collection' to delete",
+      );
     }
-    return deleteDocuments(docsContext(context).db, { names, hashes, dryRun: input.dry_run });
+    return deleteDocuments(docsContext(context).db, {
+      names,
+      hashes,
+      collection: input.collection,
+      dryRun: input.dry_run,
+    });
   },
 });

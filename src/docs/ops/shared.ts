@@ -68,7 +68,7 @@ function plainString(max: number) {
   return z.string().min(1).max(max).refine(isPlain, PLAIN);
 }
 
-/** A collection name, as stored with each document. */
+/** A collection name (a label: a document is in any number of collections). */
 export const collectionSchema = plainString(NAME_MAX_CHARS);
 
 /** A snapshot id (stored; default a timestamp). */
@@ -198,7 +198,7 @@ export const documentInfoSchema = z.object({
   created: z.string(),
   modified: z.string(),
   indexed: z.string(),
-  collection: z.string().nullable(),
+  collections: z.array(z.string()),
   snapshot_id: z.string().nullable(),
   session_id: z.string().nullable(),
   source_url: z.string().nullable(),

@@ -1,5 +1,5 @@
 /**
- * `docs.update`: changes tags, metadata or collection of stored documents
+ * `docs.update`: changes tags, metadata or collections of stored documents
  * named by hash or name, without touching their bytes.
  *
  * @module
@@ -14,7 +14,7 @@ export const updateOperation: Operation = defineOperation({
   id: "docs.update",
   title: "Update document metadata",
   description:
-    "Change stored documents' metadata, tags or collection, by `hash` (or prefix) or `name`.",
+    "Change stored documents' metadata, tags or collections (they stay stored), by `hash` (or prefix) or `name`.",
   input: z.object({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
     name: z.string().min(1).optional().describe("Path, name or path suffix"),
@@ -24,8 +24,9 @@ export const updateOperation: Operation = defineOperation({
     tags: tagsSchema.optional().describe("Tags to add"),
     remove_tags: tagsSchema.optional().describe("Tags to remove"),
     remove_metadata: z.array(z.string()).optional().describe("Metadata keys to remove"),
-    collection: z.literal("").or(collectionSchema).optional().describe(
-      'New collection ("" removes it)',
+    collections: z.array(collectionSchema).optional().describe("Collections to add them to"),
+    remove_collections: z.array(collectionSchema).optional().describe(
+      "Collections to take them out of",
     ),
   }),
   output: z.object({
@@ -47,7 +48,8 @@ export const updateOperation: Operation = defineOperation({
       removeTags: tagList(input.remove_tags),
       metadata: input.metadata === undefined ? undefined : parseMetadata(input.metadata),
       removeMetadata: input.remove_metadata,
-      collection: input.collection,
+      collections: input.collections,
+      removeCollections: input.remove_collections,
     });
   },
 });

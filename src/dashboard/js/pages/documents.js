@@ -12,7 +12,7 @@ const PREFERRED_COLUMNS = [
   "name",
   "type",
   "path",
-  "collection",
+  "collections",
   "snapshot_id",
   "label",
   "line",
@@ -49,6 +49,7 @@ function cellText(value) {
   if (value === null || value === undefined) return "";
   if (typeof value === "number") return compact(value);
   if (typeof value === "string" && /^\d{4}-\d\d-\d\dT/.test(value)) return when(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
@@ -150,7 +151,7 @@ async function showDocument(ctx, key) {
     });
     const text = doc.content ?? doc.text ?? doc.body ?? doc.document?.content ?? "";
     const source = doc.document ?? doc;
-    const meta = ["title", "path", "mime", "size", "collection", "snapshot_id", "indexed", "hash"]
+    const meta = ["title", "path", "mime", "size", "collections", "snapshot_id", "indexed", "hash"]
       .filter((k) => source[k] !== undefined && source[k] !== null)
       .map((k) => [k, source[k]]);
     mount(
