@@ -30,7 +30,7 @@ export function sinceMinSchema(defaultMin: number): z.ZodDefault<z.ZodNumber> {
 /** Schema of `until_min`: a negative end is refused, one past the longest lookback clamped. */
 export const untilMinSchema: z.ZodDefault<z.ZodNumber> = z.number().int().min(0)
   .overwrite((value) => Math.min(value, MAX_LOOKBACK_MIN)).max(MAX_LOOKBACK_MIN).default(0)
-  .describe("Minutes before now it ends (0 = now)");
+  .describe("End, minutes ago (0 = now)");
 
 /** The window's end as an ISO time (now when open-ended). */
 export function windowEnd(window: TimeWindow, now: number): string {

@@ -37,7 +37,7 @@ export const pinOutputSchema = z.object({
 /** How pin and unpin name documents. */
 export const pinInputSchema = z.object({
   hash: z.string().min(1).optional().describe("Content hash or prefix"),
-  name: z.string().min(1).optional().describe("Path, name or path suffix"),
+  name: z.string().min(1).optional().describe("Path or path suffix"),
   path: globSchema.optional().describe("Glob over stored paths, e.g. **/auth/*.md"),
   session: sessionNameSchema.optional().describe("Session (default: the current one)"),
 });

@@ -33,7 +33,7 @@ export const addOperation: Operation = defineOperation({
   id: "docs.add",
   title: "Add documents",
   description:
-    "Store a note or files in document memory, to find later. Inline `content` with a `name`, or a file or folder, with tags, metadata, collection and snapshot label; stored files re-added into another collection join it.",
+    "Store a note or files in document memory. Inline `content` with a `name`, or a file or folder, with tags, metadata, collection and snapshot label.",
   input: z.object({
     path: pathSchema.optional().describe("File or folder to store"),
     content: z.string().optional().describe("Inline text to store (with `name`)"),

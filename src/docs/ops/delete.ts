@@ -18,13 +18,13 @@ export const deleteOperation: Operation = defineOperation({
   id: "docs.delete",
   title: "Delete documents",
   description:
-    "Delete stored documents by `name` (path, file name or glob), `names` or `hash`. Every version goes and unused chunks are freed; with `collection` they leave it, deleted only if no other holds them (`kept`).",
+    "Delete stored documents by `name` (path, file name or glob), `names` or `hash`, every version. With `collection` they leave it, deleted if no other holds them.",
   input: z.object({
     name: z.string().min(1).optional().describe("Name, path or glob"),
     names: z.array(z.string().min(1)).optional().describe("Several names, paths or globs"),
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
     collection: collectionSchema.optional().describe(
-      "Only documents in this collection: taken out of it, deleted if no other holds them",
+      "Collection to take them out of",
     ),
     dry_run: z.boolean().default(false).describe("Report what would be deleted"),
   }),

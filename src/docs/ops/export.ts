@@ -22,7 +22,7 @@ export const exportOperation: Operation = defineOperation({
     "Write one stored document to a file. By `hash` or `name`, to `outputPath` inside VANTAGE_ROOTS, verified byte for byte; an existing file is replaced only with `overwrite`.",
   input: z.object({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
-    name: z.string().min(1).optional().describe("Path, name or path suffix"),
+    name: z.string().min(1).optional().describe("Path or path suffix"),
     outputPath: pathSchema.describe("File to write"),
     overwrite: z.boolean().default(false),
   }),

@@ -25,10 +25,10 @@ export const getOperation: Operation = defineOperation({
     hash: z.string().min(1).meta({ minLength: 8, maxLength: 64 }).optional().describe(
       "Content hash or prefix",
     ),
-    name: z.string().min(1).optional().describe("Path, name or path suffix"),
+    name: z.string().min(1).optional().describe("Path or path suffix"),
     include_content: z.boolean().default(false),
     outputPath: pathSchema.optional().describe(
-      "Not here: get only reads. Write a document to a file with export (docs:write)",
+      "Refused here: use export (docs:write)",
     ),
     graph: z.boolean().default(false).describe("Add related code-graph nodes"),
     depth: z.number().int().min(1).max(5).default(2).describe("Graph hops"),

@@ -31,7 +31,7 @@ export const repairOperation: Operation = defineOperation({
   id: "docs.repair",
   title: "Repair document memory",
   description:
-    "Repair damaged document memory. Rebuild a damaged search or message index, store missing vectors, restore damaged chunks from unchanged original files, reclaim unused packs; reports what cannot be repaired.",
+    "Repair document memory: rebuild damaged indexes, store missing vectors, restore chunks from unchanged files, reclaim packs; reports what it cannot.",
   input: z.object({
     dry_run: z.boolean().default(false).describe("Report what would be done"),
     max_documents: z.number().int().min(0).max(10_000).default(100).describe(

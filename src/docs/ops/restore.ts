@@ -17,7 +17,7 @@ export const restoreOperation: Operation = defineOperation({
   id: "docs.restore",
   title: "Restore documents to disk",
   description:
-    "Write the documents of a `collection` or `snapshot_id` back to disk. At the paths they were added with (into that collection), in `output_directory`, verified byte for byte; existing files are kept unless `overwrite`.",
+    "Write a `collection` or `snapshot_id` back to disk at the paths added with, in `output_directory`, verified byte for byte; existing files kept unless `overwrite`.",
   input: z.object({
     collection: z.string().min(1).optional(),
     snapshot_id: z.string().min(1).optional(),

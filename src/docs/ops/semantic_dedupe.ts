@@ -15,7 +15,7 @@ export const semanticDedupeOperation: Operation = defineOperation({
   id: "docs.semantic_dedupe",
   title: "Near-duplicate documents",
   description:
-    `Find groups of near-duplicate stored documents. ${DEDUPE_ALGORITHM}: cosine of their first embedded piece, plus name and path overlap; each group names a canonical member to keep. Removes nothing.`,
+    `Find groups of near-duplicate stored documents (${DEDUPE_ALGORITHM}: embedding cosine plus name and path overlap), each with a canonical member. Removes nothing.`,
   input: z.object({
     group_key: z.string().min(1).optional().describe("Return only this group"),
     document_ids: z.array(z.number().int()).optional().describe(

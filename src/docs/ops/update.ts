@@ -17,7 +17,7 @@ export const updateOperation: Operation = defineOperation({
     "Change stored documents' metadata, tags or collections (they stay stored), by `hash` (or prefix) or `name`.",
   input: z.object({
     hash: z.string().min(1).optional().describe("Content hash or prefix"),
-    name: z.string().min(1).optional().describe("Path, name or path suffix"),
+    name: z.string().min(1).optional().describe("Path or path suffix"),
     metadata: metadataSchema.optional().describe(
       'Metadata to set: ["status=reviewed"] or {status: "reviewed"}',
     ),
