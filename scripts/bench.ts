@@ -1,11 +1,13 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
- * includes redact), redact, perception, http, docs, writers, otlp, ax (default: all).
+ * includes redact), redact, perception, http, docs (which includes grep and
+ * docs-search), grep, docs-search, writers, otlp, ax (default: all but those
+ * three parts).
  */
 import { benchAgent } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
-import { benchDocs, benchGrep } from "./bench/docs.ts";
+import { benchDocs, benchDocsSearch, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
 import { benchOtlp } from "./bench/otlp.ts";
@@ -29,14 +31,16 @@ const suites: Record<string, () => Promise<void>> = {
   perception: () => benchPerception(),
   http: () => benchHttp(),
   docs: () => benchDocs(),
+  // The 100,000-document search figures alone (the docs suite runs them too).
+  "docs-search": () => benchDocsSearch(),
   writers: () => benchWriters(),
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
 };
 
-// grep runs on its own; agent runs redact itself, so the default list leaves both out.
+// grep and docs-search run inside docs, agent runs redact itself: the default list leaves them out.
 const wanted = Deno.args.length === 0
-  ? Object.keys(suites).filter((name) => name !== "grep" && name !== "redact")
+  ? Object.keys(suites).filter((name) => !["grep", "redact", "docs-search"].includes(name))
   : Deno.args;
 for (const name of wanted) {
   const suite = suites[name];

@@ -397,6 +397,16 @@ async function benchSmallDocuments(work: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Search latency
 
+/** Search latency at 100,000 documents alone, first search beside steady state (`bench docs-search`). */
+export async function benchDocsSearch(): Promise<void> {
+  const work = await Deno.makeTempDir({ prefix: "vantage-bench-docs-search-" });
+  try {
+    await benchSearchLatency(work);
+  } finally {
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
 async function benchSearchLatency(work: string): Promise<void> {
   const total = 100_000;
   const vocabulary = new Vocabulary(50_000, 23);
