@@ -54,16 +54,37 @@ VANTAGE_PROMPTS (folder of PROMPT-*.md templates).`,
       surface: async () => {
         // Loaded only once the client has been answered (deno.json's lazy-dynamic-imports keeps
         // Deno from loading them with this module, see registry.ts).
-        const [{ builtinCatalog }, { buildSurface }, { vantageServices }, { VANTAGE_NAMING }] =
-          await Promise.all([
-            import("../ops/builtin.ts"),
-            import("../mcp/surfaces.ts"),
-            import("../ops/runtime.ts"),
-            import("../mcp/operation_names.ts"),
-          ]);
+        const [
+          { builtinCatalog },
+          { buildSurface },
+          { vantageServices },
+          { VANTAGE_NAMING },
+          { warmSearchFor },
+        ] = await Promise.all([
+          import("../ops/builtin.ts"),
+          import("../mcp/surfaces.ts"),
+          import("../ops/runtime.ts"),
+          import("../mcp/operation_names.ts"),
+          import("../ops/search_warm_up.ts"),
+        ]);
         const services = vantageServices(paths);
-        closeServices = () => services.close();
+        let closing = false;
+        closeServices = () => {
+          closing = true;
+          services.close();
+        };
         const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
+        // The first search's one-time costs are paid while the client reads this answer and its
+        // model writes the first turn, not on the agent's first call (the answer is sent first).
+        setTimeout(() => {
+          if (closing) return;
+          warmSearchFor(catalog, services, caller).then(
+            (warm) => warm !== undefined && log.debug("search warmed", { ...warm }),
+            (error) => {
+              if (!closing) log.debug("search warm-up failed", { error: String(error) });
+            },
+          );
+        }, 20);
         return buildSurface(surfaceName, catalog, caller, { services });
       },
     });
