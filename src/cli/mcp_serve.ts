@@ -60,12 +60,14 @@ VANTAGE_PROMPTS (folder of PROMPT-*.md templates).`,
           { vantageServices },
           { VANTAGE_NAMING },
           { warmSearchFor },
+          { warmingSurface },
         ] = await Promise.all([
           import("../ops/builtin.ts"),
           import("../mcp/surfaces.ts"),
           import("../ops/runtime.ts"),
           import("../mcp/operation_names.ts"),
           import("../ops/search_warm_up.ts"),
+          import("../mcp/warming_surface.ts"),
         ]);
         const services = vantageServices(paths);
         let closing = false;
@@ -74,18 +76,20 @@ VANTAGE_PROMPTS (folder of PROMPT-*.md templates).`,
           services.close();
         };
         const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
-        // The first search's one-time costs are paid while the client reads this answer and its
-        // model writes the first turn, not on the agent's first call (the answer is sent first).
-        setTimeout(() => {
-          if (closing) return;
+        // The first search's one-time costs are paid while the client reads the tool list and its
+        // model writes the first turn, not on the agent's first call.
+        const warm = () =>
           warmSearchFor(catalog, services, caller).then(
-            (warm) => warm !== undefined && log.debug("search warmed", { ...warm }),
+            (warmed) => warmed !== undefined && log.debug("search warmed", { ...warmed }),
             (error) => {
               if (!closing) log.debug("search warm-up failed", { error: String(error) });
             },
           );
-        }, 20);
-        return buildSurface(surfaceName, catalog, caller, { services });
+        return warmingSurface(
+          buildSurface(surfaceName, catalog, caller, { services }),
+          warm,
+          () => closing,
+        );
       },
     });
 
