@@ -1,0 +1,60 @@
+/**
+ * What the HTTP handler serves from, grouped by the routes that use it: the
+ * guard's rules, where hooks go, the operation catalog, the live events and
+ * the health facts. Everything the routes need comes through here; the
+ * routes hold no state of their own.
+ *
+ * @module
+ */
+import type { Logger } from "../core/log.ts";
+import type { HookDelivery, IntakeResult } from "../agent/hooks/hook_intake.ts";
+import type { Catalog } from "../ops/catalog.ts";
+import type { Services } from "../ops/services.ts";
+import type { EventBus } from "../server/event_bus.ts";
+import type { GuardOptions } from "./guard.ts";
+
+/** What taking one hook delivery answers: the intake's result and what to tell the agent. */
+export type HookAnswer = IntakeResult & { output?: unknown };
+
+/** Where `/api/hooks` hands deliveries. */
+export interface HookSink {
+  /** Stores one delivery and returns what to tell the agent. */
+  take(delivery: HookDelivery): HookAnswer | Promise<HookAnswer>;
+  /** Largest hook body accepted, bytes (default 16 MiB). */
+  bodyLimit?: number;
+}
+
+/** The catalog `/api/ops`, `/api/query` and `/mcp` serve. */
+export interface OpsAccess {
+  /** The catalog. */
+  catalog: Catalog;
+  /** Services the operations use. */
+  services: Services;
+  /** Scopes granted to HTTP callers (default: the local defaults, everything but `net`). */
+  scopes?: readonly string[];
+  /** Largest request body, bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Folder of MCP prompt templates (default: none). */
+  promptsDir?: string;
+}
+
+/** What the handler serves from. */
+export interface HttpContext {
+  /** Host/Origin/token rules. */
+  guard: GuardOptions;
+  /** Where hook deliveries go. */
+  hooks: HookSink;
+  /** The operation catalog (its routes answer 503 without it). */
+  ops?: OpsAccess;
+  /** Live events for `/api/events` (503 without them). */
+  events?: EventBus;
+  /**
+   * Extra health facts (counts, uptime); a `status` among them (`degraded`,
+   * with `reasons`, while the store is known to be damaged) replaces `ok`.
+   */
+  health?: () => Record<string, unknown>;
+  /** Serve the dashboard pages (default true). */
+  dashboard?: boolean;
+  /** Where internal faults (the 500s) are logged (default: nowhere). */
+  log?: Logger;
+}

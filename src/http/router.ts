@@ -1,0 +1,157 @@
+/**
+ * The route table: a request runs through the table's middleware, then
+ * through the sub-router whose prefix claims its path (that router's own
+ * middleware first, so a check such as the bearer token covers every path
+ * under the prefix, routed or not), then through its route's middleware and
+ * handler. A path no route matches is a 404 naming the method and path.
+ *
+ * Paths are matched as sent, percent-escapes kept: the guard and the token
+ * check read the same spelling the table routes on, so no escape can reach
+ * a route while looking like another path to a check.
+ *
+ * @module
+ */
+import { HttpError } from "./responses.ts";
+
+/** One request as the routes see it. */
+export interface RouteContext {
+  /** The request as received. */
+  readonly request: Request;
+  /** Its parsed URL. */
+  readonly url: URL;
+  /** The URL's path as sent (percent-escapes kept). */
+  readonly path: string;
+  /** What the `*` of a prefix route matched ("" for an exact route). */
+  readonly rest: string;
+}
+
+/** Answers one request. */
+export type RouteHandler = (context: RouteContext) => Response | Promise<Response>;
+
+/**
+ * Runs before a handler: answers (or throws) itself, or calls `next` for
+ * what comes after it and may look at that answer.
+ */
+export type Middleware = (
+  context: RouteContext,
+  next: () => Promise<Response>,
+) => Promise<Response>;
+
+/** One route of a sub-router. */
+export interface Route {
+  /** The full path (`/api/ops`), or a prefix ending in `/*` (`/api/ops/*`). */
+  path: string;
+  /** Methods accepted; any other is a 405 naming them (see {@linkcode allowMethods}). */
+  methods?: readonly string[];
+  /** Checks run before the handler, after the method check. */
+  middleware?: readonly Middleware[];
+  /** The handler. */
+  handle: RouteHandler;
+}
+
+/** Routes under one path prefix, with the checks every request under it passes. */
+export interface SubRouter {
+  /** The prefix it claims: itself and everything below it (`/api` claims `/api/x`, not `/apix`); `/` claims everything. */
+  prefix: string;
+  /** Run for every request under the prefix, before any route is looked up. */
+  middleware?: readonly Middleware[];
+  /** Its routes, full paths, tried in order. */
+  routes: readonly Route[];
+}
+
+/** What {@linkcode routeTable} builds from. */
+export interface RouteTableOptions {
+  /** Run for every request, first to last. */
+  middleware?: readonly Middleware[];
+  /** The sub-routers, tried in order: the first whose prefix claims the path takes it. */
+  routers: readonly SubRouter[];
+}
+
+/**
+ * Refuses a method other than `allowed` with 405 and an `Allow` header.
+ *
+ * @example
+ * ```ts ignore
+ * const route: Route = { path: "/api/query", middleware: [allowMethods("POST")], handle };
+ * ```
+ */
+export function allowMethods(...allowed: string[]): Middleware {
+  return (context, next) => {
+    if (allowed.includes(context.request.method)) return next();
+    throw new HttpError(
+      "invalid_arguments",
+      `use ${allowed.join(" or ")} for ${context.path}; got ${context.request.method}`,
+      405,
+      { allow: allowed.join(", ") },
+    );
+  };
+}
+
+/** Whether `prefix` claims `path`. */
+function claims(prefix: string, path: string): boolean {
+  return prefix === "/" || path === prefix || path.startsWith(prefix + "/");
+}
+
+/** What of `path` a route matches: the `*` part, or undefined when it does not match. */
+function matchRoute(route: Route, path: string): string | undefined {
+  if (!route.path.endsWith("/*")) return route.path === path ? "" : undefined;
+  const base = route.path.slice(0, -1);
+  return path.startsWith(base) ? path.slice(base.length) : undefined;
+}
+
+/** Runs `chain` in order around `last`. */
+function run(
+  chain: readonly Middleware[],
+  context: RouteContext,
+  last: () => Promise<Response>,
+): Promise<Response> {
+  const step = (i: number): Promise<Response> =>
+    i === chain.length ? last() : chain[i](context, () => step(i + 1));
+  return step(0);
+}
+
+function notFound(context: RouteContext): never {
+  throw new HttpError("not_found", `no route for ${context.request.method} ${context.path}`);
+}
+
+/**
+ * Builds a pure request handler from middleware and sub-routers.
+ *
+ * @example
+ * ```ts ignore
+ * const handler = routeTable({
+ *   middleware: [guard],
+ *   routers: [{ prefix: "/api", routes: [{ path: "/api/health", handle: () => json({}) }] }],
+ * });
+ * const response = await handler(new Request("http://127.0.0.1:14300/api/health"));
+ * ```
+ */
+export function routeTable(options: RouteTableOptions): (request: Request) => Promise<Response> {
+  const routers = options.routers.map((router) => ({
+    ...router,
+    routes: router.routes.map((route) => ({
+      route,
+      chain: [
+        ...(route.methods !== undefined ? [allowMethods(...route.methods)] : []),
+        ...(route.middleware ?? []),
+      ],
+    })),
+  }));
+  return (request) => {
+    const url = new URL(request.url);
+    const base: RouteContext = { request, url, path: url.pathname, rest: "" };
+    return run(options.middleware ?? [], base, () => {
+      const router = routers.find((r) => claims(r.prefix, base.path));
+      if (router === undefined) notFound(base);
+      return run(router.middleware ?? [], base, async () => {
+        for (const { route, chain } of router.routes) {
+          const rest = matchRoute(route, base.path);
+          if (rest === undefined) continue;
+          const context = { ...base, rest };
+          return await run(chain, context, async () => await route.handle(context));
+        }
+        notFound(base);
+      });
+    });
+  };
+}
