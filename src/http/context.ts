@@ -7,19 +7,17 @@
  * @module
  */
 import type { Logger } from "../core/log.ts";
-import type { HookDelivery, IntakeResult } from "../agent/hooks/hook_intake.ts";
+import type { HookDelivery } from "../agent/hooks/hook_intake.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import type { Services } from "../ops/services.ts";
 import type { EventBus } from "../server/event_bus.ts";
+import type { HookTaken } from "../server/hook_pipeline.ts";
 import type { GuardOptions } from "./guard.ts";
-
-/** What taking one hook delivery answers: the intake's result and what to tell the agent. */
-export type HookAnswer = IntakeResult & { output?: unknown };
 
 /** Where `/api/hooks` hands deliveries. */
 export interface HookSink {
   /** Stores one delivery and returns what to tell the agent. */
-  take(delivery: HookDelivery): HookAnswer | Promise<HookAnswer>;
+  take(delivery: HookDelivery): HookTaken | Promise<HookTaken>;
   /** Largest hook body accepted, bytes (default 16 MiB). */
   bodyLimit?: number;
 }
