@@ -8,9 +8,9 @@ import { VantageError } from "../core/errors.ts";
 import { backfill, type BackfillProgress } from "../agent/backfill.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../model/agent_records.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
-import { maxMessageId } from "../store/agent_reads.ts";
+import { MessageIndexer } from "../store/agent/message_index.ts";
+import { maxMessageId } from "../store/agent/messages.ts";
 import { openDatabase } from "../store/database.ts";
-import { MessageIndexer } from "../store/message_index.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
 
 /** Parses `--since`: `30m`, `12h`, `7d`, or an ISO date. */

@@ -17,7 +17,7 @@ import {
   type IndexChange,
   KnownWords,
   openDocsIndexFile,
-} from "../store/docs_fts_apply.ts";
+} from "../store/docs/search_index_apply.ts";
 import { HashedEmbedder, vectorToBytes } from "./embedder.ts";
 import type { EmbeddedDocument, EmbedJob } from "./index_worker.ts";
 

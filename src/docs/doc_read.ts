@@ -12,7 +12,7 @@ import {
   documentsByName,
   metadataOf,
   tagsOf,
-} from "../store/docs_documents.ts";
+} from "../store/docs/documents.ts";
 import { readContent, readContentPrefix } from "./content_store.ts";
 import { isHashPrefix, MIN_HASH_PREFIX_LENGTH } from "./content_hash.ts";
 import { extractText } from "./text_extract.ts";

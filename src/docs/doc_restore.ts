@@ -17,8 +17,9 @@ import {
 } from "../core/confined_write.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentRow, documentsByIds, listDocuments } from "../store/docs_documents.ts";
-import { snapshotById, snapshotMemberIds } from "../store/docs_snapshots.ts";
+import { listDocuments } from "../store/docs/document_listing.ts";
+import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
+import { snapshotById, snapshotMemberIds } from "../store/docs/snapshots.ts";
 import { isDamageError } from "../store/store_health.ts";
 import { readContentPieces } from "./content_store.ts";
 import { createPathFilter } from "./glob.ts";

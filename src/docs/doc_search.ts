@@ -9,21 +9,20 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../store/database.ts";
+import { type DatabaseSync, storeFailure, transaction } from "../store/database.ts";
 import {
   type DocumentFilter,
-  documentsNeedingVectors,
   filteredIds,
   isNarrowFilter,
-} from "../store/docs_documents.ts";
+} from "../store/docs/document_listing.ts";
+import { documentsNeedingVectors } from "../store/docs/documents.ts";
 import {
   type ColumnWeights,
   docsIndex,
   docsIndexFile,
   matchFts,
   termsSharingTrigrams,
-} from "../store/docs_fts.ts";
-import { storeFailure, transaction } from "../store/database.ts";
+} from "../store/docs/search_index.ts";
 import {
   catchUpDocsIndexGently,
   embedPending,

@@ -13,8 +13,8 @@ import {
   removeTags,
   setCollection,
   setMetadata,
-} from "../store/docs_documents.ts";
-import { bumpCounter } from "../store/docs_statements.ts";
+} from "../store/docs/documents.ts";
+import { bumpCounter } from "../store/docs/state.ts";
 import { type DocumentSelector, findDocuments } from "./doc_read.ts";
 
 /** The changes to apply. */

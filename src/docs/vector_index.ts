@@ -10,8 +10,8 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { readCounter } from "../store/docs_statements.ts";
-import { vectorsAfter } from "../store/docs_vectors.ts";
+import { readCounter } from "../store/docs/state.ts";
+import { vectorsAfter } from "../store/docs/vectors.ts";
 
 /** One document found by vector search. */
 export interface VectorHit {

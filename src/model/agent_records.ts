@@ -275,6 +275,12 @@ export interface ToolOutcome {
   error?: string;
 }
 
+/**
+ * What one model call costs: USD, or unpriced when no price fits its model (its cost is then
+ * unknown, not zero).
+ */
+export type CallPrice = { priced: true; usd: number } | { priced: false };
+
 /** What a transcript tells about its session. Emitted again when new facts appear. */
 export interface SessionInfo {
   /** Agent that ran the session. */

@@ -15,24 +15,22 @@ import {
   parseAgentName,
   type UsageRecord,
 } from "../model/agent_records.ts";
-import { getSession, recentFiles } from "../store/agent_reads.ts";
-import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
+import { eventPayloadsSince } from "../store/agent/events.ts";
+import { recentFiles } from "../store/agent/session_activity.ts";
+import { getSession } from "../store/agent/sessions.ts";
+import { type CompletedToolEvent } from "../store/agent/tool_outcomes.ts";
+import { usageSince } from "../store/agent/usage.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import {
   activeAnomalies,
   anomalyHistory,
-  buildRunsSince,
-  eventPayloadsSince,
-  fileChangesSince,
-  getInjection,
-  getProjectState,
-  gitMovesSince,
-  latestBuildRuns,
   recordEmission,
   resolveAnomaly,
-  saveInjection,
-  usageSince,
-} from "../store/perception_store.ts";
+} from "../store/perception/anomalies.ts";
+import { buildRunsSince, latestBuildRuns } from "../store/perception/build_runs.ts";
+import { fileChangesSince } from "../store/perception/file_changes.ts";
+import { gitMovesSince } from "../store/perception/git_moves.ts";
+import { getInjection, getProjectState, saveInjection } from "../store/perception/project_state.ts";
 import { detectAnomalies } from "./anomaly_rules.ts";
 import type { ObservedBuildRun, ObservedFileChange } from "./anomaly_types.ts";
 import type { BuildError } from "./build_errors.ts";

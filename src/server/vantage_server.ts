@@ -23,22 +23,20 @@ import { builtinCatalog } from "../ops/builtin.ts";
 import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { DATABASE, vantageServices } from "../ops/runtime.ts";
-import { maxMessageId } from "../store/agent_reads.ts";
-import { findToolOutcome } from "../store/tool_outcomes.ts";
-import {
-  anomaliesEmittedAfter,
-  buildRunsAfter,
-  changeMarks,
-  sessionsAfter,
-} from "../store/dashboard_reads.ts";
+import { MessageIndexer } from "../store/agent/message_index.ts";
+import { maxMessageId } from "../store/agent/messages.ts";
+import { messageIndexPath } from "../store/agent/schema.ts";
+import { sessionsAfter } from "../store/agent/sessions.ts";
+import { findToolOutcome } from "../store/agent/tool_outcomes.ts";
+import { anomaliesEmittedAfter } from "../store/perception/anomalies.ts";
+import { buildRunsAfter } from "../store/perception/build_runs.ts";
+import { changeMarks } from "../store/change_marks.ts";
 import { startCheckpointer } from "../store/checkpointer.ts";
 import { checkpoint, savepoint, setCheckpointInterval, writing } from "../store/database.ts";
 import { watchChanges } from "./change_watch.ts";
 import { EventBus } from "./event_bus.ts";
 import { readEnv } from "../core/config.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
-import { MessageIndexer } from "../store/message_index.ts";
-import { messageIndexPath } from "../store/message_index_schema.ts";
 import {
   isDamageError,
   noticeDamageIn,

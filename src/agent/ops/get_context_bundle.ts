@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { buildSnapshot } from "../../perception/engine.ts";
 import { renderContext } from "../../perception/context_renderer.ts";
-import { latestSessionFor } from "../../store/agent_reads.ts";
+import { latestSessionFor } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, READ_ONLY, resolveSession } from "./common.ts";
 import {

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { anomalyFacets, anomalyFeed } from "../../store/dashboard_reads.ts";
+import { anomalyFacets, anomalyFeed } from "../../store/perception/anomalies.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
 import { resolveWindow, sinceMinSchema } from "./dashboard_window.ts";

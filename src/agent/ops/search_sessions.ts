@@ -11,15 +11,14 @@
  * @module
  */
 import { z } from "zod";
+import { searchMessagesByTerms } from "../../store/agent/message_index.ts";
+import { type MessageRow, searchMessagesBySubstring } from "../../store/agent/messages.ts";
 import {
   getSession,
   listSessions,
-  type MessageRow,
-  searchMessagesBySubstring,
   type SessionRow,
   subagentsOf,
-} from "../../store/agent_reads.ts";
-import { searchMessagesByTerms } from "../../store/message_index.ts";
+} from "../../store/agent/sessions.ts";
 import { MESSAGE_INDEX } from "../../ops/runtime.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {

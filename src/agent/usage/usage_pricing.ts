@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { repriceUsage } from "../../store/agent_writes.ts";
-import type { CallPrice, UsageInput } from "../../store/agent_records.ts";
+import { repriceUsage } from "../../store/agent/usage.ts";
+import type { CallPrice, UsageRecord as UsageInput } from "../../model/agent_records.ts";
 import { type DatabaseSync, transaction } from "../../store/database.ts";
 import { getStoreMeta, setStoreMeta } from "../../store/store_meta.ts";
 import { DEFAULT_PRICES, type ModelPrice, priceCall } from "./pricing.ts";

@@ -18,7 +18,7 @@ import {
   setMetadata,
   setVectorModel,
   supersedeOtherVersions,
-} from "../../store/docs_documents.ts";
+} from "../../store/docs/documents.ts";
 import {
   MAX_IN_MEMORY_BYTES,
   putContent,
