@@ -15,7 +15,7 @@ import { VectorIndex } from "../../src/docs/vector_index.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
-import { vectorsAfter } from "../../src/store/docs_vectors.ts";
+import { vectorsAfter } from "../../src/store/docs/vectors.ts";
 
 const [home, first, second] = Deno.args;
 const services = vantageServices(resolvePaths(home));

@@ -10,22 +10,18 @@
 import type { Logger } from "../core/log.ts";
 import { storedHookEvent } from "../agent/hooks/stored_hook_event.ts";
 import type { AgentName, HookEvent, UsageRecord } from "../model/agent_records.ts";
-import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
+import type { CompletedToolEvent } from "../store/agent/tool_outcomes.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import {
   type ContextBundle,
   type PerceptionBundle,
   type PerceptionQuery,
   readPerceptionBundle,
-} from "../store/perception_bundle.ts";
-import {
-  activeAnomalies,
-  type BuildRunRow,
-  type FileChangeRow,
-  recordEmission,
-  resolveAnomaly,
-  saveInjection,
-} from "../store/perception_store.ts";
+} from "../store/perception/perception_bundle.ts";
+import { activeAnomalies, recordEmission, resolveAnomaly } from "../store/perception/anomalies.ts";
+import type { BuildRunRow } from "../store/perception/build_runs.ts";
+import type { FileChangeRow } from "../store/perception/file_changes.ts";
+import { saveInjection } from "../store/perception/project_state.ts";
 import { detectAnomalies } from "./anomaly_rules.ts";
 import type { ObservedBuildRun, ObservedFileChange } from "./anomaly_types.ts";
 import type { BuildError } from "./build_errors.ts";

@@ -19,7 +19,7 @@ import {
 import type { HookEvent } from "../model/agent_records.ts";
 import { type DatabaseSync, savepoint, writing } from "../store/database.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
-import { findToolOutcome } from "../store/tool_outcomes.ts";
+import { findToolOutcome } from "../store/agent/tool_outcomes.ts";
 import type { EventBus } from "./event_bus.ts";
 
 /**

@@ -7,10 +7,10 @@
  * @module
  */
 import type { Logger } from "../core/log.ts";
-import { maxMessageId } from "../store/agent_reads.ts";
+import { maxMessageId } from "../store/agent/messages.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { MessageIndexer } from "../store/message_index.ts";
-import { messageIndexPath } from "../store/message_index_schema.ts";
+import { MessageIndexer } from "../store/agent/message_index.ts";
+import { messageIndexPath } from "../store/agent/schema.ts";
 import { isDamageError, noticeDamageIn } from "../store/store_health.ts";
 
 /** How long stopping waits for the index to catch up, ms. */

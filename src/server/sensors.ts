@@ -9,12 +9,10 @@
 import { readEnv } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
-import {
-  anomaliesEmittedAfter,
-  buildRunsAfter,
-  changeMarks,
-  sessionsAfter,
-} from "../store/dashboard_reads.ts";
+import { sessionsAfter } from "../store/agent/sessions.ts";
+import { changeMarks } from "../store/change_marks.ts";
+import { anomaliesEmittedAfter } from "../store/perception/anomalies.ts";
+import { buildRunsAfter } from "../store/perception/build_runs.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { watchChanges } from "./change_watch.ts";
 import type { EventBus } from "./event_bus.ts";

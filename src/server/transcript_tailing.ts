@@ -12,7 +12,7 @@ import { TranscriptTailer } from "../agent/transcripts/transcript_tailer.ts";
 import type { AgentName } from "../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
-import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
+import type { CompletedToolEvent } from "../store/agent/tool_outcomes.ts";
 import type { EventBus } from "./event_bus.ts";
 import type { TranscriptAccess } from "./hook_pipeline.ts";
 

@@ -8,26 +8,10 @@ import assert from "node:assert/strict";
 import { createLogger } from "../../src/core/log.ts";
 import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
-import { type DatabaseSync, openDatabase, writing } from "../../src/store/database.ts";
-import { insertBuildRun, insertFileChange } from "../../src/store/perception_store.ts";
-
-/** `db` with every prepared statement noted. */
-function counting(db: DatabaseSync): { db: DatabaseSync; statements: string[] } {
-  const statements: string[] = [];
-  const proxy = new Proxy(db, {
-    get(target, property) {
-      if (property === "prepare") {
-        return (sql: string) => {
-          statements.push(sql);
-          return target.prepare(sql);
-        };
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db: proxy, statements };
-}
+import { openDatabase, writing } from "../../src/store/database.ts";
+import { insertBuildRun } from "../../src/store/perception/build_runs.ts";
+import { insertFileChange } from "../../src/store/perception/file_changes.ts";
+import { countingRuns as counting } from "../helpers/statement_runs.ts";
 
 function count(statements: readonly string[], pattern: RegExp): number {
   return statements.filter((sql) => pattern.test(sql)).length;

@@ -15,7 +15,7 @@ import {
   type TranscriptAccess,
 } from "../../src/server/hook_pipeline.ts";
 import { type DatabaseSync, openDatabase } from "../../src/store/database.ts";
-import { recordToolOutcomes } from "../../src/store/tool_outcomes.ts";
+import { recordToolOutcomes } from "../../src/store/agent/tool_outcomes.ts";
 
 const ROLLOUT = "/h/.codex/sessions/2026/12/01/rollout-x.jsonl";
 

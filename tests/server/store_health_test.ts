@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/database.ts";
-import { messageIndexPath } from "../../src/store/message_index_schema.ts";
-import { openMessageIndex } from "../../src/store/message_index.ts";
+import { openMessageIndex } from "../../src/store/agent/message_index.ts";
+import { messageIndexPath } from "../../src/store/agent/schema.ts";
 import { type AgentHome, makeAgentHome } from "../helpers/agent_home.ts";
 import { runVantage } from "../helpers/cli.ts";
 import { startServe } from "../helpers/serve_process.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { insertMessages } from "../../src/store/agent_writes.ts";
-import type { MessageInput } from "../../src/store/agent_records.ts";
+import { insertMessages } from "../../src/store/agent/messages.ts";
+import type { TranscriptMessage as MessageInput } from "../../src/model/agent_records.ts";
 import { openDatabase } from "../../src/store/database.ts";
 
 function messages(count: number, prefix: string): MessageInput[] {

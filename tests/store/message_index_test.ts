@@ -1,13 +1,21 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { insertMessages } from "../../src/store/agent_writes.ts";
-import type { MessageInput } from "../../src/store/agent_records.ts";
-import { maxMessageId } from "../../src/store/agent_reads.ts";
+import type { TranscriptMessage as MessageInput } from "../../src/model/agent_records.ts";
+import { insertMessages, maxMessageId } from "../../src/store/agent/messages.ts";
 import { openDatabase } from "../../src/store/database.ts";
-import { countMatches, MessageIndexer, openMessageIndex } from "../../src/store/message_index.ts";
-import { TOOL_TEXT_INDEXED } from "../../src/store/message_index_schema.ts";
+import {
+  countMatches,
+  MessageIndexer,
+  openMessageIndex,
+} from "../../src/store/agent/message_index.ts";
+import { TOOL_TEXT_INDEXED } from "../../src/store/agent/schema.ts";
 
-function message(key: string, type: string, text: string, toolName?: string): MessageInput {
+function message(
+  key: string,
+  type: MessageInput["message_type"],
+  text: string,
+  toolName?: string,
+): MessageInput {
   const m: MessageInput = {
     agent: "claude_code",
     session_id: "s1",

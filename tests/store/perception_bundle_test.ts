@@ -6,14 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { normalizeHookPayload } from "../../src/agent/hooks/hook_normalizer.ts";
-import { insertHookEvent } from "../../src/store/agent_writes.ts";
+import { insertHookEvent } from "../../src/store/agent/events.ts";
 import { type DatabaseSync, openDatabase } from "../../src/store/database.ts";
-import { readPerceptionBundle } from "../../src/store/perception_bundle.ts";
-import {
-  insertBuildRun,
-  insertFileChange,
-  insertGitMove,
-} from "../../src/store/perception_store.ts";
+import { countingRuns as counting } from "../helpers/statement_runs.ts";
+import { readPerceptionBundle } from "../../src/store/perception/perception_bundle.ts";
+import { insertBuildRun } from "../../src/store/perception/build_runs.ts";
+import { insertFileChange } from "../../src/store/perception/file_changes.ts";
+import { insertGitMove } from "../../src/store/perception/git_moves.ts";
 
 const NOW = Date.parse("2026-12-01T12:00:00.000Z");
 const MIN = 60_000;
@@ -83,23 +82,6 @@ function store(): DatabaseSync {
 }
 
 /** `db` with every prepared statement noted. */
-function counting(db: DatabaseSync): { db: DatabaseSync; statements: string[] } {
-  const statements: string[] = [];
-  const proxy = new Proxy(db, {
-    get(target, property) {
-      if (property === "prepare") {
-        return (sql: string) => {
-          statements.push(sql);
-          return target.prepare(sql);
-        };
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db: proxy, statements };
-}
-
 function reads(statements: readonly string[], table: string): number {
   return statements.filter((sql) => new RegExp(`\\bFROM ${table}\\b`).test(sql)).length;
 }

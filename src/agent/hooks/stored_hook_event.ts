@@ -10,7 +10,7 @@
  * @module
  */
 import { type HookEvent, type JsonObject, parseAgentName } from "../../model/agent_records.ts";
-import type { StoredEventRow } from "../../store/perception_bundle.ts";
+import type { StoredEventRow } from "../../store/agent/events.ts";
 import { toolTarget } from "../tool_input.ts";
 import { parseJsonObject } from "../values.ts";
 import { toolInputOf } from "./hook_normalizer.ts";

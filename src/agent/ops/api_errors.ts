@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { apiErrorSummary } from "../../store/telemetry_reads.ts";
+import { apiErrorSummary } from "../../store/telemetry/api_errors.ts";
 import { agentContext, agentSourceSchema, clamp, iso, READ_ONLY } from "./common.ts";
 import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
 import { bucketMinSchema, ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";

@@ -9,7 +9,8 @@
  */
 import { z } from "zod";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { modelLatency, type PercentileRow } from "../../store/telemetry_reads.ts";
+import { modelLatency } from "../../store/telemetry/model_calls.ts";
+import type { PercentileRow } from "../../store/telemetry/window.ts";
 import { agentContext, agentSourceSchema, iso, READ_ONLY } from "./common.ts";
 import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
 import { bucketMinSchema, ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";

@@ -10,12 +10,8 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import {
-  recentToolFailures,
-  type TelemetryWindow,
-  toolDurations,
-  toolStats,
-} from "../../store/telemetry_reads.ts";
+import { recentToolFailures, toolDurations, toolStats } from "../../store/telemetry/tool_calls.ts";
+import type { TelemetryWindow } from "../../store/telemetry/window.ts";
 import { agentContext, agentSourceSchema, clamp, iso, READ_ONLY } from "./common.ts";
 import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
 import { ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";

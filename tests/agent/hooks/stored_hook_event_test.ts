@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { normalizeHookPayload } from "../../../src/agent/hooks/hook_normalizer.ts";
 import { storedHookEvent } from "../../../src/agent/hooks/stored_hook_event.ts";
 import type { AgentName, HookEvent } from "../../../src/model/agent_records.ts";
-import { insertHookEvent } from "../../../src/store/agent_writes.ts";
+import { insertHookEvent } from "../../../src/store/agent/events.ts";
 import { openDatabase } from "../../../src/store/database.ts";
-import { readPerceptionBundle } from "../../../src/store/perception_bundle.ts";
-import { recordToolOutcomes } from "../../../src/store/tool_outcomes.ts";
+import { readPerceptionBundle } from "../../../src/store/perception/perception_bundle.ts";
+import { recordToolOutcomes } from "../../../src/store/agent/tool_outcomes.ts";
 
 const NOW = Date.parse("2026-12-01T12:00:00.000Z");
 const PATCH = [
