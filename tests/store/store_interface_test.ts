@@ -1,11 +1,13 @@
 /**
  * The store interface a second backend implements, exercised through SQLite's implementation
- * on a real file: writes and reads of each area through `Store`, the change feed's marks, and
- * the unit of work that commits together or not at all.
+ * on a real file: writes and reads of each area (agent activity, perception, documents,
+ * telemetry) through `Store`, the change feed's marks, and the unit of work that commits
+ * together or not at all.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { HookEvent } from "../../src/model/agent_records.ts";
+import { emptyTelemetryBatch } from "../../src/model/telemetry_records.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { sqliteStore, type Store } from "../../src/store/store.ts";
 
@@ -132,12 +134,103 @@ Deno.test("perception and documents go in and come out through the interface", (
         source_url: null,
       });
       inside.docs.addTags(documentId, ["draft"]);
+      inside.docs.addToCollection(documentId, "notes", "notes.md");
+      inside.docs.addToCollection(documentId, "drafts", "app/notes.md");
     });
     const [stored] = docs.documentsByName("notes.md");
     assert.equal(stored.hash, hash);
     assert.deepEqual(docs.tagsOf(stored.id), ["draft"]);
     assert.equal(docs.documentTotals().latest_documents, 1);
     assert.deepEqual(docs.contentManifest(hash).map((entry) => entry.length), [5]);
+    // Collections are labels: one document in two, each with its own path.
+    assert.deepEqual(docs.collectionsOf(stored.id), ["drafts", "notes"]);
+    assert.deepEqual([...docs.collectionPaths("drafts")], [[stored.id, "app/notes.md"]]);
+    assert.deepEqual(docs.collectionRows().map((c) => [c.name, c.document_count]), [
+      ["drafts", 1],
+      ["notes", 1],
+    ]);
+    assert.equal(docs.removeFromCollection(stored.id, "drafts"), true);
+    assert.equal(docs.collectionExists("drafts"), false);
+  }));
+
+Deno.test("telemetry goes in and comes out through the interface, counted once with transcripts", () =>
+  withStore((store) => {
+    const batch = emptyTelemetryBatch();
+    batch.sessions.set("session-t", {
+      session_id: "session-t",
+      agent: "claude_code",
+      first_seen: 10_000,
+      last_seen: 12_000,
+    });
+    batch.modelCalls.push({
+      call_key: "claude_code:req-1",
+      agent: "claude_code",
+      session_id: "session-t",
+      ts: 11_000,
+      authority: "event",
+      model: "claude-sonnet-4-5",
+      request_id: "req-1",
+      input_tokens: 1_000,
+      output_tokens: 200,
+      duration_ms: 2_400,
+      ttft_ms: 600,
+      success: true,
+    });
+    batch.toolCalls.push({
+      call_key: "claude_code:session-t:tool-1",
+      agent: "claude_code",
+      session_id: "session-t",
+      ts: 11_500,
+      authority: "event",
+      tool_name: "Bash",
+      success: false,
+      duration_ms: 300,
+      error: "exit 1",
+    });
+    batch.apiErrors.push({
+      error_key: "e1",
+      agent: "claude_code",
+      session_id: "session-t",
+      ts: 11_800,
+      status_code: 529,
+      error: "overloaded",
+    });
+    const { telemetry } = store;
+    const counts = telemetry.storeTelemetryBatch(batch, () => ({ priced: true, usd: 0.5 }), 12_000);
+    assert.deepEqual(
+      [counts.model_calls, counts.tool_calls, counts.api_errors, counts.sessions],
+      [1, 1, 1, ["session-t"]],
+    );
+    const window = { since: 0, until: 20_000 };
+    // No transcript of the session was read: telemetry counts the call and the tool call.
+    assert.equal(store.agent.getSession("session-t")?.cost_usd, 0.5);
+    assert.equal(store.agent.getSession("session-t")?.tool_calls, 1);
+    assert.deepEqual(telemetry.costBetween(window), { cost_usd: 0.5, calls: 1, unpriced_calls: 0 });
+    const latency = telemetry.modelLatency(window, 0);
+    assert.deepEqual(latency.duration.map((r) => [r.key, r.p50]), [["claude-sonnet-4-5", 2_400]]);
+    assert.deepEqual(latency.ttft.map((r) => r.p95), [600]);
+    assert.deepEqual(telemetry.toolStats(window).map((r) => [r.tool_name, r.failed]), [[
+      "Bash",
+      1,
+    ]]);
+    assert.deepEqual(telemetry.recentToolFailures(window, 5).map((r) => r.error), ["exit 1"]);
+    const errors = telemetry.apiErrorSummary(window, 60_000, 5);
+    assert.deepEqual(errors.byStatus, [{ status_code: 529, errors: 1 }]);
+    assert.deepEqual(telemetry.mostExpensiveCalls(window, 5).map((c) => c.request_id), ["req-1"]);
+    // A transcript of the session arrives: what telemetry counted for it is withdrawn.
+    store.agent.insertMessages([{
+      agent: "claude_code",
+      session_id: "session-t",
+      ts: 11_000,
+      role: "assistant",
+      message_type: "assistant",
+      text: "done",
+      message_key: "m-t",
+    }]);
+    assert.equal(telemetry.settleTelemetryCounts(["session-t"]), 2);
+    assert.equal(store.agent.getSession("session-t")?.cost_usd, 0);
+    assert.equal(store.agent.getSession("session-t")?.tool_calls, 0);
+    assert.equal(telemetry.costBetween(window).calls, 0);
   }));
 
 Deno.test("a unit of work that fails leaves nothing of what it wrote", () =>

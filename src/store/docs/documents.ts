@@ -8,7 +8,7 @@
  * @module
  */
 import type { DatabaseSync } from "../database.ts";
-import { numberColumn, RowReader, textColumn } from "../rows.ts";
+import { numberColumn, pickColumns, RowReader, type RowShape, textColumn } from "../rows.ts";
 import { prepared } from "../statements.ts";
 
 /** One stored document. */
@@ -56,8 +56,7 @@ export type NewDocument = Omit<DocumentRow, "id" | "is_latest" | "vector_model">
   vector_model?: string | null;
 };
 
-/** Reads {@linkcode DocumentRow} rows (here and in document_listing.ts). */
-export const DOCUMENT = new RowReader<DocumentRow>("document", {
+const DOCUMENT_SHAPE: RowShape<DocumentRow> = {
   id: "number",
   hash: "text",
   path: "text",
@@ -76,7 +75,10 @@ export const DOCUMENT = new RowReader<DocumentRow>("document", {
   source_url: "text?",
   is_latest: "number",
   vector_model: "text?",
-});
+};
+
+/** Reads {@linkcode DocumentRow} rows (here and in document_listing.ts). */
+export const DOCUMENT = new RowReader<DocumentRow>("document", DOCUMENT_SHAPE);
 
 /** The document columns over alias `d`, for a SELECT list (here and in document_listing.ts). */
 export const DOCUMENT_COLUMNS = DOCUMENT.columnsOf("d");
@@ -235,31 +237,23 @@ export function documentsByName(db: DatabaseSync, name: string, limit = 1000): D
   );
 }
 
-/** A document's id, path, name and content hash. */
-export interface DocumentPath {
-  /** Row id. */
-  id: number;
-  /** Path. */
-  path: string;
-  /** Base name. */
-  name: string;
-  /** Content hash. */
-  hash: string;
-}
+const DOCUMENT_PATH_COLUMNS = ["id", "path", "name", "hash"] as const;
 
-const DOCUMENT_PATH = new RowReader<DocumentPath>("document path", {
-  id: "number",
-  path: "text",
-  name: "text",
-  hash: "text",
-});
+/** A document's id, path, name and content hash. */
+export type DocumentPath = Pick<DocumentRow, typeof DOCUMENT_PATH_COLUMNS[number]>;
+
+const DOCUMENT_PATH = new RowReader<DocumentPath>(
+  "document path",
+  pickColumns(DOCUMENT_SHAPE, DOCUMENT_PATH_COLUMNS),
+);
 
 /** Every version of every path, for glob matching (id, path, name only). */
 export function documentPathsAll(db: DatabaseSync, latestOnly: boolean): DocumentPath[] {
   return DOCUMENT_PATH.all(
     prepared(
       db,
-      "SELECT id, path, name, hash FROM docs_documents WHERE (? = 0 OR is_latest = 1) ORDER BY id",
+      `SELECT ${DOCUMENT_PATH.columns} FROM docs_documents WHERE (? = 0 OR is_latest = 1)
+       ORDER BY id`,
     ).all(latestOnly ? 1 : 0),
   );
 }

@@ -8,7 +8,7 @@
  */
 import type { SQLInputValue } from "node:sqlite";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader, type RowShape } from "../rows.ts";
+import { pickColumns, RowReader, type RowShape } from "../rows.ts";
 import { prepared } from "../statements.ts";
 
 /** A recorded build or test run. */
@@ -38,7 +38,7 @@ export interface BuildRunRow {
 /** A build run to record. */
 export type BuildRunInput = Omit<BuildRunRow, "id">;
 
-const BUILD_RUN = new RowReader<BuildRunRow>("build run", {
+const BUILD_RUN_SHAPE: RowShape<BuildRunRow> = {
   id: "number",
   tag: "text",
   command: "text",
@@ -49,7 +49,9 @@ const BUILD_RUN = new RowReader<BuildRunRow>("build run", {
   exit_code: "number",
   errors: "text",
   output_tail: "text",
-});
+};
+
+const BUILD_RUN = new RowReader<BuildRunRow>("build run", BUILD_RUN_SHAPE);
 
 /** Records a build run; returns its id. */
 export function insertBuildRun(db: DatabaseSync, run: BuildRunInput): number {
@@ -177,30 +179,19 @@ export function buildRunsBetween(
   );
 }
 
-/**
- * A build run as the change feed announces it (a type, not an interface: the
- * feed passes it on as a plain record).
- */
-export type NewBuildRow = {
-  /** Row id. */
-  id: number;
-  /** Watcher tag. */
-  tag: string;
-  /** Project root (or working directory). */
-  project: string | null;
-  /** Exit code. */
-  exit_code: number;
-  /** Start, ms. */
-  started_at: number;
-};
+const NEW_BUILD_COLUMNS = ["id", "tag", "project", "exit_code", "started_at"] as const;
 
-const NEW_BUILD = new RowReader<NewBuildRow>("new build run", {
-  id: "number",
-  tag: "text",
-  project: "text?",
-  exit_code: "number",
-  started_at: "number",
-});
+/**
+ * A build run as the change feed announces it, its project the working
+ * directory when it names none (a type, not an interface: the feed passes it
+ * on as a plain record).
+ */
+export type NewBuildRow = Pick<BuildRunRow, typeof NEW_BUILD_COLUMNS[number]>;
+
+const NEW_BUILD = new RowReader<NewBuildRow>(
+  "new build run",
+  pickColumns(BUILD_RUN_SHAPE, NEW_BUILD_COLUMNS),
+);
 
 /** Build runs recorded after an id, oldest first. */
 export function buildRunsAfter(db: DatabaseSync, id: number, limit: number): NewBuildRow[] {

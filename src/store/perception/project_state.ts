@@ -46,13 +46,7 @@ export function saveProjectState(
   state: string,
   refreshedAt: number,
 ): void {
-  return writing(db, () => {
-    prepared(
-      db,
-      `INSERT INTO project_state (root, state, refreshed_at) VALUES (?, ?, ?)
-       ON CONFLICT (root) DO UPDATE SET state = excluded.state, refreshed_at = excluded.refreshed_at`,
-    ).run(root, state, refreshedAt);
-  });
+  saveKeyed(db, "project_state", ["root", "state", "refreshed_at"], [root, state, refreshedAt]);
 }
 
 const INJECTION = new RowReader<{ snapshot: string; ts: number }>("injection", {
@@ -77,11 +71,25 @@ export function saveInjection(
   snapshot: string,
   now: number,
 ): void {
-  return writing(db, () => {
+  saveKeyed(db, "injections", ["session_id", "snapshot", "ts"], [sessionId, snapshot, now]);
+}
+
+/**
+ * Writes the row of a key in a table holding one row per key (a project's state, a session's
+ * last injection), replacing what the row held.
+ */
+function saveKeyed(
+  db: DatabaseSync,
+  table: "project_state" | "injections",
+  columns: readonly [key: string, value: string, time: string],
+  values: readonly [key: string, value: string, time: number],
+): void {
+  const [key, ...rest] = columns;
+  writing(db, () => {
     prepared(
       db,
-      `INSERT INTO injections (session_id, snapshot, ts) VALUES (?, ?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET snapshot = excluded.snapshot, ts = excluded.ts`,
-    ).run(sessionId, snapshot, now);
+      `INSERT INTO ${table} (${columns.join(", ")}) VALUES (?, ?, ?)
+       ON CONFLICT (${key}) DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+    ).run(...values);
   });
 }

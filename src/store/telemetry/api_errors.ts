@@ -9,7 +9,7 @@ import type { ApiErrorInput } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../database.ts";
 import { RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
-import { bucketOf, type TelemetryWindow, windowFilter } from "./window.ts";
+import { bucketOf, type TelemetryWindow, windowRows } from "./window.ts";
 
 /** Stores an API error; answers whether it was new. */
 export function insertApiError(db: DatabaseSync, e: ApiErrorInput): boolean {
@@ -92,21 +92,22 @@ export function apiErrorSummary(
   recent: ApiErrorRow[];
 } {
   const bucket = bucketOf(bucketMs);
-  const { params, agents } = windowFilter(window);
-  const errors = BUCKET_COUNT.all(
-    prepared(
-      db,
+  const errors = windowRows(
+    db,
+    BUCKET_COUNT,
+    window,
+    (agents) =>
       `SELECT ${bucket} AS bucket, count(*) AS n FROM telemetry_api_errors
-      WHERE ts >= ? AND ts < ? ${agents} GROUP BY bucket`,
-    ).all(...params),
+    WHERE ts >= ? AND ts < ? ${agents} GROUP BY bucket`,
   );
   // A successful call is a model call that did not fail; failed attempts are the errors.
-  const calls = BUCKET_COUNT.all(
-    prepared(
-      db,
+  const calls = windowRows(
+    db,
+    BUCKET_COUNT,
+    window,
+    (agents) =>
       `SELECT ${bucket} AS bucket, count(*) AS n FROM telemetry_model_calls
-      WHERE ts >= ? AND ts < ? AND coalesce(success, 1) = 1 ${agents} GROUP BY bucket`,
-    ).all(...params),
+    WHERE ts >= ? AND ts < ? AND coalesce(success, 1) = 1 ${agents} GROUP BY bucket`,
   );
   const merged = new Map<number, { bucket: number; errors: number; calls: number }>();
   for (const row of errors) merged.set(row.bucket, { bucket: row.bucket, errors: row.n, calls: 0 });
@@ -115,20 +116,23 @@ export function apiErrorSummary(
     entry.calls = row.n;
     merged.set(row.bucket, entry);
   }
-  const byStatus = STATUS_COUNT.all(
-    prepared(
-      db,
+  const byStatus = windowRows(
+    db,
+    STATUS_COUNT,
+    window,
+    (agents) =>
       `SELECT status_code, count(*) AS errors FROM telemetry_api_errors
-      WHERE ts >= ? AND ts < ? ${agents} GROUP BY status_code ORDER BY errors DESC`,
-    ).all(...params),
+    WHERE ts >= ? AND ts < ? ${agents} GROUP BY status_code ORDER BY errors DESC`,
   );
-  const recent = API_ERROR.all(
-    prepared(
-      db,
+  const recent = windowRows(
+    db,
+    API_ERROR,
+    window,
+    (agents) =>
       `SELECT ${API_ERROR.columns}
       FROM telemetry_api_errors WHERE ts >= ? AND ts < ? ${agents}
       ORDER BY ts DESC LIMIT ?`,
-    ).all(...params, limit),
+    limit,
   );
   return {
     buckets: [...merged.values()].sort((a, b) => a.bucket - b.bucket),

@@ -8,8 +8,7 @@
  */
 import type { DatabaseSync } from "../database.ts";
 import { RowReader } from "../rows.ts";
-import { prepared } from "../statements.ts";
-import { bucketOf, type TelemetryWindow, windowFilter } from "./window.ts";
+import { bucketOf, type TelemetryWindow, windowRow, windowRows } from "./window.ts";
 
 const COST = new RowReader<{ cost_usd: number; calls: number; unpriced_calls: number }>("cost", {
   cost_usd: "number",
@@ -22,14 +21,14 @@ export function costBetween(
   db: DatabaseSync,
   window: TelemetryWindow,
 ): { cost_usd: number; calls: number; unpriced_calls: number } {
-  const { params, agents } = windowFilter(window);
-  return COST.one(
-    prepared(
-      db,
+  return windowRow(
+    db,
+    COST,
+    window,
+    (agents) =>
       `SELECT coalesce(sum(cost_usd), 0) AS cost_usd, coalesce(sum(calls), 0) AS calls,
-        coalesce(sum((1 - priced) * calls), 0) AS unpriced_calls
-      FROM usage WHERE ts >= ? AND ts < ? ${agents}`,
-    ).get(...params),
+      coalesce(sum((1 - priced) * calls), 0) AS unpriced_calls
+    FROM usage WHERE ts >= ? AND ts < ? ${agents}`,
   );
 }
 
@@ -43,13 +42,13 @@ export function outsideTranscriptCost(
   db: DatabaseSync,
   window: TelemetryWindow,
 ): { cost_usd: number; calls: number } {
-  const { params, agents } = windowFilter(window);
-  return SIDE_COST.one(
-    prepared(
-      db,
+  return windowRow(
+    db,
+    SIDE_COST,
+    window,
+    (agents) =>
       `SELECT coalesce(sum(cost_usd), 0) AS cost_usd, count(*) AS calls FROM telemetry_model_calls
-      WHERE ts >= ? AND ts < ? AND outside_transcript = 1 ${agents}`,
-    ).get(...params),
+    WHERE ts >= ? AND ts < ? AND outside_transcript = 1 ${agents}`,
   );
 }
 
@@ -64,13 +63,13 @@ export function costBuckets(
   window: TelemetryWindow,
   bucketMs: number,
 ): Array<{ bucket: number; cost_usd: number; calls: number }> {
-  const { params, agents } = windowFilter(window);
-  return BUCKET_COST.all(
-    prepared(
-      db,
+  return windowRows(
+    db,
+    BUCKET_COST,
+    window,
+    (agents) =>
       `SELECT ${bucketOf(bucketMs)} AS bucket, sum(cost_usd) AS cost_usd, sum(calls) AS calls
-      FROM usage WHERE ts >= ? AND ts < ? ${agents} GROUP BY bucket ORDER BY bucket`,
-    ).all(...params),
+    FROM usage WHERE ts >= ? AND ts < ? ${agents} GROUP BY bucket ORDER BY bucket`,
   );
 }
 
@@ -123,10 +122,11 @@ export function mostExpensiveCalls(
   window: TelemetryWindow,
   limit: number,
 ): ExpensiveCallRow[] {
-  const { params, agents } = windowFilter(window);
-  return EXPENSIVE_CALL.all(
-    prepared(
-      db,
+  return windowRows(
+    db,
+    EXPENSIVE_CALL,
+    window,
+    (agents) =>
       `SELECT u.ts, u.agent, u.session_id, u.model, u.cost_usd, u.input_tokens, u.output_tokens,
         u.cache_read_tokens, u.cache_write_tokens, t.request_id, t.prompt_id, t.duration_ms
       FROM (
@@ -135,6 +135,6 @@ export function mostExpensiveCalls(
       ) u
       LEFT JOIN telemetry_model_calls t ON t.usage_key = u.usage_key
       ORDER BY u.cost_usd DESC, u.ts DESC`,
-    ).all(...params, limit),
+    limit,
   );
 }

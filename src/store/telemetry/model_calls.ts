@@ -27,7 +27,7 @@ import {
   type PercentileRow,
   percentiles,
   type TelemetryWindow,
-  windowFilter,
+  windowRows,
 } from "./window.ts";
 
 /** The usage key telemetry's own count of a call is stored under. */
@@ -218,15 +218,15 @@ export function modelLatency(
   });
   const overall = both(0);
   const bucketed = bucketMs > 0 ? both(bucketMs) : { duration: [], ttft: [] };
-  const { params, agents } = windowFilter(window);
-  const calls = MODEL_CALL_COUNT.all(
-    prepared(
-      db,
+  const calls = windowRows(
+    db,
+    MODEL_CALL_COUNT,
+    window,
+    (agents) =>
       `SELECT ${model} AS key, ${bucketOf(bucketMs)} AS bucket, count(*) AS calls,
-        sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS errors
-      FROM telemetry_model_calls WHERE ts >= ? AND ts < ? ${agents}
-      GROUP BY key, bucket ORDER BY key, bucket`,
-    ).all(...params),
+      sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS errors
+    FROM telemetry_model_calls WHERE ts >= ? AND ts < ? ${agents}
+    GROUP BY key, bucket ORDER BY key, bucket`,
   );
   return {
     duration: [...overall.duration, ...bucketed.duration],

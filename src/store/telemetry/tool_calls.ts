@@ -11,7 +11,7 @@ import type { DatabaseSync } from "../database.ts";
 import { RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { fieldValues, mergeStatements } from "./call_merge.ts";
-import { type PercentileRow, percentiles, type TelemetryWindow, windowFilter } from "./window.ts";
+import { type PercentileRow, percentiles, type TelemetryWindow, windowRows } from "./window.ts";
 
 const TOOL_CALL_FIELDS = [
   "tool_name",
@@ -90,17 +90,17 @@ const TOOL_STATS = new RowReader<ToolStatsRow>("tool stats", {
 
 /** Calls, outcomes and durations per tool. */
 export function toolStats(db: DatabaseSync, window: TelemetryWindow): ToolStatsRow[] {
-  const { params, agents } = windowFilter(window);
-  return TOOL_STATS.all(
-    prepared(
-      db,
+  return windowRows(
+    db,
+    TOOL_STATS,
+    window,
+    (agents) =>
       `SELECT coalesce(tool_name, 'unknown') AS tool_name, count(*) AS calls,
-        sum(CASE WHEN success = 1 THEN 1 ELSE 0 END) AS succeeded,
-        sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failed,
-        avg(duration_ms) AS avg_ms, max(duration_ms) AS max_ms
-      FROM telemetry_tool_calls WHERE ts >= ? AND ts < ? ${agents}
-      GROUP BY tool_name ORDER BY calls DESC, tool_name`,
-    ).all(...params),
+      sum(CASE WHEN success = 1 THEN 1 ELSE 0 END) AS succeeded,
+      sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failed,
+      avg(duration_ms) AS avg_ms, max(duration_ms) AS max_ms
+    FROM telemetry_tool_calls WHERE ts >= ? AND ts < ? ${agents}
+    GROUP BY tool_name ORDER BY calls DESC, tool_name`,
   );
 }
 
@@ -153,13 +153,14 @@ export function recentToolFailures(
   window: TelemetryWindow,
   limit: number,
 ): ToolFailureRow[] {
-  const { params, agents } = windowFilter(window);
-  return TOOL_FAILURE.all(
-    prepared(
-      db,
+  return windowRows(
+    db,
+    TOOL_FAILURE,
+    window,
+    (agents) =>
       `SELECT ${TOOL_FAILURE.columns}
       FROM telemetry_tool_calls WHERE ts >= ? AND ts < ? AND success = 0 ${agents}
       ORDER BY ts DESC LIMIT ?`,
-    ).all(...params, limit),
+    limit,
   );
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { SQLInputValue } from "node:sqlite";
 import type { DatabaseSync } from "../database.ts";
 import { RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
@@ -21,13 +22,39 @@ export interface TelemetryWindow {
 }
 
 /** The window's parameters and its agent filter: `ts >= ? AND ts < ? ${agents}`. */
-export function windowFilter(
+function windowFilter(
   window: TelemetryWindow,
 ): { params: Array<string | number>; agents: string } {
   const params: Array<string | number> = [window.since, window.until];
   if (window.agents === undefined) return { params, agents: "" };
   params.push(...window.agents);
   return { params, agents: `AND agent IN (${window.agents.map(() => "?").join(", ") || "NULL"})` };
+}
+
+/**
+ * The rows `reader` reads from the query `sql` builds around the window's agent filter
+ * (`ts >= ? AND ts < ? ${agents}`): the window's parameters are bound first, then `more`.
+ */
+export function windowRows<T extends object>(
+  db: DatabaseSync,
+  reader: RowReader<T>,
+  window: TelemetryWindow,
+  sql: (agents: string) => string,
+  ...more: SQLInputValue[]
+): T[] {
+  const { params, agents } = windowFilter(window);
+  return reader.all(prepared(db, sql(agents)).all(...params, ...more));
+}
+
+/** The one row an aggregate over the window answers (see {@linkcode windowRows}). */
+export function windowRow<T extends object>(
+  db: DatabaseSync,
+  reader: RowReader<T>,
+  window: TelemetryWindow,
+  sql: (agents: string) => string,
+): T {
+  const { params, agents } = windowFilter(window);
+  return reader.one(prepared(db, sql(agents)).get(...params));
 }
 
 /** The SQL of a bucket start of `bucketMs` (at least 1 ms) for a row's `ts`. */
@@ -75,24 +102,19 @@ export function percentiles(
   window: TelemetryWindow,
   bucketMs: number,
 ): PercentileRow[] {
-  const { params, agents } = windowFilter(window);
   const bucket = bucketMs > 0 ? bucketOf(bucketMs) : "0";
-  return PERCENTILE.all(
-    prepared(
-      db,
-      `WITH v AS (
-        SELECT ${key} AS key, ${bucket} AS bucket, ${value} AS v FROM ${table}
-        WHERE ts >= ? AND ts < ? AND ${value} IS NOT NULL ${agents}
-      ), r AS (
-        SELECT key, bucket, v,
-          row_number() OVER (PARTITION BY key, bucket ORDER BY v) AS rn,
-          count(*) OVER (PARTITION BY key, bucket) AS n
-        FROM v
-      )
-      SELECT key, bucket, n,
-        max(CASE WHEN rn = ${rank(50, "n")} THEN v END) AS p50,
-        max(CASE WHEN rn = ${rank(95, "n")} THEN v END) AS p95
-      FROM r GROUP BY key, bucket ORDER BY key, bucket`,
-    ).all(...params),
-  );
+  return windowRows(db, PERCENTILE, window, (agents) =>
+    `WITH v AS (
+      SELECT ${key} AS key, ${bucket} AS bucket, ${value} AS v FROM ${table}
+      WHERE ts >= ? AND ts < ? AND ${value} IS NOT NULL ${agents}
+    ), r AS (
+      SELECT key, bucket, v,
+        row_number() OVER (PARTITION BY key, bucket ORDER BY v) AS rn,
+        count(*) OVER (PARTITION BY key, bucket) AS n
+      FROM v
+    )
+    SELECT key, bucket, n,
+      max(CASE WHEN rn = ${rank(50, "n")} THEN v END) AS p50,
+      max(CASE WHEN rn = ${rank(95, "n")} THEN v END) AS p95
+    FROM r GROUP BY key, bucket ORDER BY key, bucket`);
 }
