@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { TranscriptMessage as MessageInput } from "../../src/model/agent_records.ts";
-import { insertMessages, maxMessageId } from "../../src/store/agent/messages.ts";
-import { openDatabase } from "../../src/store/database.ts";
+import type { TranscriptMessage as MessageInput } from "../../../src/model/agent_records.ts";
+import { insertMessages, maxMessageId } from "../../../src/store/agent/messages.ts";
+import { openDatabase } from "../../../src/store/database.ts";
 import {
   countMatches,
   MessageIndexer,
   openMessageIndex,
-} from "../../src/store/agent/message_index.ts";
-import { TOOL_TEXT_INDEXED } from "../../src/store/agent/schema.ts";
+} from "../../../src/store/agent/message_index.ts";
+import { TOOL_TEXT_INDEXED } from "../../../src/store/agent/schema.ts";
 
 function message(
   key: string,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { insertMessages } from "../../src/store/agent/messages.ts";
-import type { TranscriptMessage as MessageInput } from "../../src/model/agent_records.ts";
-import { openDatabase } from "../../src/store/database.ts";
+import { insertMessages } from "../../../src/store/agent/messages.ts";
+import type { TranscriptMessage as MessageInput } from "../../../src/model/agent_records.ts";
+import { openDatabase } from "../../../src/store/database.ts";
 
 function messages(count: number, prefix: string): MessageInput[] {
   return Array.from({ length: count }, (_, i) => {

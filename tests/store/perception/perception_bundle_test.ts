@@ -5,14 +5,14 @@
  * context of another project read for that project.
  */
 import assert from "node:assert/strict";
-import { normalizeHookPayload } from "../../src/agent/hooks/hook_normalizer.ts";
-import { insertHookEvent } from "../../src/store/agent/events.ts";
-import { type DatabaseSync, openDatabase } from "../../src/store/database.ts";
-import { countingRuns as counting } from "../helpers/statement_runs.ts";
-import { readPerceptionBundle } from "../../src/store/perception/perception_bundle.ts";
-import { insertBuildRun } from "../../src/store/perception/build_runs.ts";
-import { insertFileChange } from "../../src/store/perception/file_changes.ts";
-import { insertGitMove } from "../../src/store/perception/git_moves.ts";
+import { normalizeHookPayload } from "../../../src/agent/hooks/hook_normalizer.ts";
+import { insertHookEvent } from "../../../src/store/agent/events.ts";
+import { type DatabaseSync, openDatabase } from "../../../src/store/database.ts";
+import { countingRuns as counting } from "../../helpers/statement_runs.ts";
+import { readPerceptionBundle } from "../../../src/store/perception/perception_bundle.ts";
+import { insertBuildRun } from "../../../src/store/perception/build_runs.ts";
+import { insertFileChange } from "../../../src/store/perception/file_changes.ts";
+import { insertGitMove } from "../../../src/store/perception/git_moves.ts";
 
 const NOW = Date.parse("2026-12-01T12:00:00.000Z");
 const MIN = 60_000;
