@@ -9,10 +9,12 @@
  * counters. Left out, as upkeep of SQLite's own files rather than what a
  * store is asked: the chunk pack files (packs.ts), the search index file
  * and its generations, FTS5 matching on it and the index worker
- * (search_index.ts, search_index_apply.ts), the page-by-page verification
- * reads (integrity.ts) and a bulk add's connection settings (state.ts). A
- * server backend keeps chunk bytes in the database and a full-text index
- * beside the documents, and has its own checks.
+ * (search_index.ts, search_index_apply.ts), the sealed vector files and the
+ * rows naming them (vector_files.ts, the sealed part of vectors.ts), the
+ * page-by-page verification reads (integrity.ts) and a bulk add's connection
+ * settings (state.ts). A server backend keeps chunk bytes in the database
+ * and a full-text and vector index beside the documents, and has its own
+ * checks.
  *
  * @module
  */
