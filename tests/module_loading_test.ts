@@ -130,7 +130,7 @@ Deno.test("workers load no Node built-in but node:sqlite, which would slow their
     );
   }
   // The watchdog imports nothing: the query process may read no other file of Vantage's.
-  assert.deepEqual((await moduleGraph("src/store/query_watchdog_worker.ts")).loadedAtStart, [
-    "src/store/query_watchdog_worker.ts",
+  assert.deepEqual((await moduleGraph("src/store/query/query_watchdog_worker.ts")).loadedAtStart, [
+    "src/store/query/query_watchdog_worker.ts",
   ]);
 });

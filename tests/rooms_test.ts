@@ -73,7 +73,7 @@ const DEEP_IMPORTS: ReadonlyArray<{ why: string; imports: readonly string[] }> =
   {
     why: "the agent face holds the agent operations, which read perception: through it, a cycle",
     imports: [
-      "src/perception/engine.ts -> src/agent/hooks/hook_normalizer.ts",
+      "src/perception/engine.ts -> src/agent/hooks/stored_hook_event.ts",
       "src/perception/tool_calls.ts -> src/agent/tool_input.ts",
     ],
   },
@@ -85,19 +85,6 @@ const DEEP_IMPORTS: ReadonlyArray<{ why: string; imports: readonly string[] }> =
 ];
 
 const DEEP = new Set(DEEP_IMPORTS.flatMap((group) => group.imports));
-
-/**
- * Imports that break a rule today and are being reworked on issue 17's
- * server branch (the daemon in src/server/, src/http/ a route table). The
- * list must be empty once that lands: an entry that no longer occurs fails
- * this test, so it cannot outlive what it excuses.
- */
-const PENDING: Readonly<Record<string, string>> = {
-  "src/server/vantage_server.ts -> src/http/handler.ts": "the daemon builds the HTTP handler",
-  "src/server/vantage_server.ts -> src/mcp/operation_names.ts": "the daemon names MCP tools",
-  "src/http/handler.ts -> src/agent/hooks/hook_intake.ts": "the hook route takes deliveries",
-  "src/http/handler.ts -> src/agent/hooks/hook_limits.ts": "the hook route checks envelopes",
-};
 
 /** Largest source file, in lines. */
 const MAX_LINES = 600;
@@ -254,15 +241,13 @@ Deno.test("imports point one way, and code outside a feature goes through its fa
       const key = `${edge.from} -> ${edge.to}`;
       seen.add(key);
       const problem = problemOf(edge);
-      if (problem === undefined || DEEP.has(key) || PENDING[key] !== undefined) {
-        continue;
-      }
+      if (problem === undefined || DEEP.has(key)) continue;
       problems.push(`${edge.from}:${edge.line}: ${problem}`);
     }
   }
   assert.deepEqual(problems, []);
   // An exception that excuses nothing any more goes.
-  const stale = [...DEEP, ...Object.keys(PENDING)].filter((key) => !seen.has(key));
+  const stale = [...DEEP].filter((key) => !seen.has(key));
   assert.deepEqual(stale, [], "exceptions for imports that no longer exist");
   for (const key of DEEP) {
     const [from, to] = key.split(" -> ");

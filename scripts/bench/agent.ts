@@ -10,10 +10,13 @@
 import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
 import { permissionFlags } from "../../src/core/permissions.ts";
-import { insertMessages } from "../../src/store/agent_writes.ts";
-import { maxMessageId } from "../../src/store/agent_reads.ts";
+import {
+  countMatches,
+  MessageIndexer,
+  openMessageIndex,
+} from "../../src/store/agent/message_index.ts";
+import { insertMessages, maxMessageId } from "../../src/store/agent/messages.ts";
 import { openDatabase, transaction } from "../../src/store/database.ts";
-import { countMatches, MessageIndexer, openMessageIndex } from "../../src/store/message_index.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { vantageServices } from "../../src/ops/runtime.ts";

@@ -11,22 +11,21 @@ import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
 import { detectProject } from "../../src/perception/project_detect.ts";
 import { priceCall } from "../../src/agent/usage/pricing.ts";
-import { maxMessageId } from "../../src/store/agent_reads.ts";
-import type { MessageInput, UsageInput } from "../../src/store/agent_records.ts";
-import {
-  insertHookEvent,
-  insertMessages,
-  insertUsage,
-  upsertSessionFacts,
-} from "../../src/store/agent_writes.ts";
+import type {
+  AgentName,
+  CountedUsage as UsageInput,
+  TranscriptMessage as MessageInput,
+} from "../../src/model/agent_records.ts";
+import { insertHookEvent } from "../../src/store/agent/events.ts";
+import { insertMessages, maxMessageId } from "../../src/store/agent/messages.ts";
+import { upsertSessionFacts } from "../../src/store/agent/sessions.ts";
+import { insertUsage } from "../../src/store/agent/usage.ts";
 import { openDatabase } from "../../src/store/database.ts";
-import { MessageIndexer } from "../../src/store/message_index.ts";
-import {
-  insertBuildRun,
-  insertFileChange,
-  recordEmission,
-  saveProjectState,
-} from "../../src/store/perception_store.ts";
+import { MessageIndexer } from "../../src/store/agent/message_index.ts";
+import { recordEmission } from "../../src/store/perception/anomalies.ts";
+import { insertBuildRun } from "../../src/store/perception/build_runs.ts";
+import { insertFileChange } from "../../src/store/perception/file_changes.ts";
+import { saveProjectState } from "../../src/store/perception/project_state.ts";
 
 /** Session ids the tasks look for. */
 export const SEEDED = {
@@ -67,7 +66,7 @@ export async function seedAxStore(work: string, dataHome: string): Promise<strin
     const min = 60_000;
     saveProjectState(db, project, JSON.stringify(await detectProject(project)), now - 30 * min);
 
-    const sessions = [
+    const sessions: Array<{ id: string; agent: AgentName; start: number; title: string }> = [
       {
         id: SEEDED.earlierFix,
         agent: "claude_code",
@@ -89,7 +88,7 @@ export async function seedAxStore(work: string, dataHome: string): Promise<strin
       });
     }
 
-    const said: Array<[string, string, number, string, string, string?]> = [
+    const said: Array<[string, AgentName, number, MessageInput["role"], string, string?]> = [
       [SEEDED.earlierFix, "claude_code", 4300, "user", `deno check fails: ${SEEDED.error}`],
       [
         SEEDED.earlierFix,

@@ -19,7 +19,7 @@ import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { warmSearchFor } from "../../src/ops/search_warm_up.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
-import { vectorsAfter } from "../../src/store/docs_vectors.ts";
+import { vectorsAfter } from "../../src/store/docs/vectors.ts";
 
 const [home, first, second, mode] = Deno.args;
 const services = vantageServices(resolvePaths(home));

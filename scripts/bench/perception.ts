@@ -11,7 +11,7 @@ import { normalizeHookPayload } from "../../src/agent/hooks/hook_normalizer.ts";
 import type { HookEvent } from "../../src/model/agent_records.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { watchProject } from "../../src/perception/file_watcher.ts";
-import { insertHookEvent } from "../../src/store/agent_writes.ts";
+import { insertHookEvent } from "../../src/store/agent/events.ts";
 import { openDatabase, transaction } from "../../src/store/database.ts";
 import { median, percentile, printTable } from "./stats.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { getTranscriptCursor } from "../store/agent_writes.ts";
+import { getTranscriptCursor } from "../store/agent/transcript_cursors.ts";
 import type { ModelPrice } from "./usage/pricing.ts";
 import {
   emptyCounts,

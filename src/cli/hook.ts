@@ -1,8 +1,9 @@
 /**
  * `vantage hook --agent <name>`: called by an agent with one hook payload on
- * stdin. It hands the payload to the server within a small budget or spools
- * it, prints only what the agent should read (the server's context answer),
- * and always exits 0: a hook must never block or break the agent.
+ * stdin. It hands the payload to the server as sent (the server parses it)
+ * within a small budget or spools it, prints only what the agent should read
+ * (the server's context answer), and always exits 0: a hook must never block
+ * or break the agent.
  *
  * @module
  */
@@ -66,19 +67,6 @@ context answer for the agent, if any. Always exits 0.`,
         );
         return 0;
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(payload);
-      } catch (error) {
-        writeStderr(
-          `vantage hook: payload is not JSON (${(error as Error).message}); nothing recorded`,
-        );
-        return 0;
-      }
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        writeStderr("vantage hook: payload is not a JSON object; nothing recorded");
-        return 0;
-      }
       const timeout = Number(readEnv("VANTAGE_HOOK_TIMEOUT_MS") ?? 300);
       const outcome = await deliverHook({
         agent,
@@ -90,14 +78,16 @@ context answer for the agent, if any. Always exits 0.`,
         spoolPath: resolvePaths().spool,
       });
       if (outcome.output !== undefined) writeStdout(JSON.stringify(outcome.output) + "\n");
-      const event = values.event ?? (parsed as Record<string, unknown>).hook_event_name;
+      const event = values.event ?? outcome.hookEventName;
       if (outcome.spooled && outcome.unreachable && /^session_?start$/i.test(String(event))) {
         // No server: start one; it replays the spool, this event included. Loaded only here, to
         // keep the common path of the hook light (see registry.ts on lazy imports).
         const { startServerInBackground } = await import("../agent/hooks/server_autostart.ts");
         startServerInBackground(resolvePaths());
       }
-      if (!outcome.delivered && !outcome.spooled) {
+      if (outcome.invalid) {
+        writeStderr(`vantage hook: ${outcome.reason}; nothing recorded`);
+      } else if (!outcome.delivered && !outcome.spooled) {
         writeStderr(`vantage hook: payload refused: ${outcome.reason}`);
       }
     } catch (error) {

@@ -8,10 +8,10 @@ import { VantageError } from "../core/errors.ts";
 import { backfill, type BackfillProgress } from "../agent/backfill.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../model/agent_records.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
-import { maxMessageId } from "../store/agent_reads.ts";
+import { maxMessageId } from "../store/agent/messages.ts";
 import { startCheckpointer } from "../store/checkpointer.ts";
 import { openDatabase, setCheckpointInterval } from "../store/database.ts";
-import { MessageIndexer } from "../store/message_index.ts";
+import { MessageIndexer } from "../store/agent/message_index.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
 
 /** Parses `--since`: `30m`, `12h`, `7d`, or an ISO date. */

@@ -8,7 +8,7 @@ import { resolvePaths } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
 import { describeStack, detectProject } from "../perception/project_detect.ts";
 import { openDatabase } from "../store/database.ts";
-import { saveProjectState } from "../store/perception_store.ts";
+import { saveProjectState } from "../store/perception/project_state.ts";
 import { type Command, parseFlags, writeStdout } from "./command.ts";
 
 /** The `project` command. */

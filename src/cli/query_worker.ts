@@ -7,7 +7,7 @@
  * @module
  */
 import { VantageError } from "../core/errors.ts";
-import { exitWithParent, serveQueryProcess } from "../store/readonly_query_process.ts";
+import { exitWithParent, serveQueryProcess } from "../store/query/readonly_query_process.ts";
 import type { Command } from "./command.ts";
 
 /** The `query-worker` command. */

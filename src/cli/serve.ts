@@ -6,7 +6,10 @@
 import { configuredPort, DEFAULT_HOST, readEnv, resolvePaths } from "../core/config.ts";
 import { VantageError } from "../core/errors.ts";
 import { createLogger } from "../core/log.ts";
+import { createHandler } from "../http/handler.ts";
 import { loadOrCreateToken } from "../http/token.ts";
+import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
+import { builtinCatalog } from "../ops/builtin.ts";
 import { startVantageServer } from "../server/vantage_server.ts";
 import { type Command, parseFlags } from "./command.ts";
 
@@ -67,9 +70,24 @@ Options:
         paths,
         host,
         port,
-        token,
         tail: values["no-tail"] !== true,
         log,
+        // The daemon's parts behind the route table: hooks, telemetry, the catalog, live events,
+        // health.
+        handler: (daemon) =>
+          createHandler({
+            guard: { bindHost: host, port, token },
+            hooks: daemon.hooks,
+            otlp: daemon.telemetry,
+            ops: {
+              catalog: builtinCatalog({ naming: VANTAGE_NAMING }),
+              services: daemon.services,
+              promptsDir: paths.prompts,
+            },
+            events: daemon.events,
+            health: daemon.health,
+            log,
+          }),
       });
     } catch (error) {
       Deno.removeSignalListener("SIGINT", stop);

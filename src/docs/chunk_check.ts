@@ -6,7 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { readChunk } from "../store/docs_chunks.ts";
+import { readChunk } from "../store/docs/chunks.ts";
 import { CODEC_RAW, decompressChunk } from "./compression.ts";
 import { sha256Hex } from "./content_hash.ts";
 

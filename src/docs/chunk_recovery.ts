@@ -10,8 +10,8 @@
  */
 import { isAbsolute } from "node:path";
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import { chunkReferenceCount, rewriteChunkBytes } from "../store/docs_chunks.ts";
-import { currentPackNumber, rotatePack } from "../store/docs_packs.ts";
+import { chunkReferenceCount, rewriteChunkBytes } from "../store/docs/chunks.ts";
+import { currentPackNumber, rotatePack } from "../store/docs/packs.ts";
 import { chunksOf, filePieces, putFileContent } from "./content_store.ts";
 import { compressChunk } from "./compression.ts";
 import { ContentHasher, sha256Hex } from "./content_hash.ts";

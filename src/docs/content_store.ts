@@ -27,8 +27,8 @@ import {
   insertContent,
   type ManifestEntry,
   readChunk,
-} from "../store/docs_chunks.ts";
-import { documentsWithContent } from "../store/docs_integrity.ts";
+} from "../store/docs/chunks.ts";
+import { documentsWithContent } from "../store/docs/integrity.ts";
 import { noticeStoreDamage } from "../store/store_health.ts";
 import { chunkSpans, ChunkStream, takeBytes } from "./chunker.ts";
 import { compressChunk, decompressChunk } from "./compression.ts";

@@ -9,8 +9,8 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentRow, documentsByIds } from "../store/docs_documents.ts";
-import { firstVectors } from "../store/docs_vectors.ts";
+import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
+import { firstVectors } from "../store/docs/vectors.ts";
 import { vectorFromBytes } from "./embedder.ts";
 import type { UnstoredDocument } from "./unstored_vectors.ts";
 

@@ -12,22 +12,20 @@
  * @module
  */
 import { type DatabaseSync, transaction } from "../store/database.ts";
+import { collectionPaths, collectionsOf, removeFromCollection } from "../store/docs/collections.ts";
 import {
-  collectionPaths,
-  collectionsOf,
   deleteDocumentRow,
   documentPathsAll,
   type DocumentRow,
   documentsByIds,
   documentsForPaths,
-  removeFromCollection,
-} from "../store/docs_documents.ts";
-import { releaseContentIfUnused } from "../store/docs_chunks.ts";
-import { deleteEmptySnapshots } from "../store/docs_snapshots.ts";
-import { bumpCounter } from "../store/docs_statements.ts";
+} from "../store/docs/documents.ts";
+import { releaseContentIfUnused } from "../store/docs/chunks.ts";
+import { deleteEmptySnapshots } from "../store/docs/snapshots.ts";
+import { bumpCounter } from "../store/docs/state.ts";
 import { collectGarbage, compactPacks } from "./content_store.ts";
 import { applyOwnChanges, unindexDocument } from "./doc_index.ts";
-import type { IndexChange } from "../store/docs_fts.ts";
+import type { IndexChange } from "../store/docs/search_index_apply.ts";
 import { findDocuments } from "./doc_read.ts";
 import { matchesGlob } from "./glob.ts";
 

@@ -10,7 +10,7 @@
  */
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { documentById, type DocumentRow, latestDocumentForPath } from "../store/docs_documents.ts";
+import { documentById, type DocumentRow, latestDocumentForPath } from "../store/docs/documents.ts";
 import {
   definitionsNamed,
   edgesOf,
@@ -18,7 +18,7 @@ import {
   nodesByKey,
   nodesOfType,
   nodeTypeCounts,
-} from "../store/docs_graph.ts";
+} from "../store/docs/graph.ts";
 
 /** The relations the extractor emits. */
 export const RELATIONS: readonly string[] = [

@@ -10,7 +10,8 @@
 import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentFilter, type DocumentRow, listDocuments } from "../store/docs_documents.ts";
+import { type DocumentFilter, listDocuments } from "../store/docs/document_listing.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
 import { readContentPieces } from "./content_store.ts";
 import { matchesGlob } from "./glob.ts";
 import { compileGrepPattern } from "./grep_pattern.ts";

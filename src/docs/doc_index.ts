@@ -13,28 +13,28 @@
  * @module
  */
 import { dirname, posix } from "node:path";
-import type { DatabaseSync } from "../store/database.ts";
+import { type DatabaseSync, storeFailure, transaction } from "../store/database.ts";
+import { documentById, setVectorModel } from "../store/docs/documents.ts";
+import { deleteGraph, insertGraph } from "../store/docs/graph.ts";
 import {
-  allTerms,
-  applyIndexChanges,
   clearIndexChanges,
   docsIndex,
-  type IndexChange,
   indexChangesQueued,
-  KnownWords,
-  MAX_VOCABULARY_CHARS,
   openDocsIndex,
   queuedIndexChanges,
   queueIndexChange,
-} from "../store/docs_fts.ts";
-import { documentById } from "../store/docs_documents.ts";
-import { storeFailure, transaction } from "../store/database.ts";
+} from "../store/docs/search_index.ts";
+import {
+  allTerms,
+  applyIndexChanges,
+  type IndexChange,
+  KnownWords,
+  MAX_VOCABULARY_CHARS,
+} from "../store/docs/search_index_apply.ts";
+import { bumpCounter, readState, writeState } from "../store/docs/state.ts";
+import { deleteVectors, insertVector } from "../store/docs/vectors.ts";
 import { readContentPrefix } from "./content_store.ts";
 import { extractText } from "./text_extract.ts";
-import { deleteGraph, insertGraph } from "../store/docs_graph.ts";
-import { bumpCounter, readState, writeState } from "../store/docs_statements.ts";
-import { deleteVectors, insertVector } from "../store/docs_vectors.ts";
-import { setVectorModel } from "../store/docs_documents.ts";
 import { extractCodeGraph, languageFromPath } from "./code_graph.ts";
 import { type Embedder, vectorToBytes } from "./embedder.ts";
 

@@ -17,7 +17,7 @@ import {
   type IndexChange,
   KnownWords,
   openDocsIndexFile,
-} from "../store/docs_fts_apply.ts";
+} from "../store/docs/search_index_apply.ts";
 import { vectorToBytes } from "./embedder.ts";
 import { HashedEmbedder } from "./hashed_embedder.ts";
 import type { EmbeddedDocument, EmbedJob } from "./index_worker.ts";

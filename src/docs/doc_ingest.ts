@@ -19,8 +19,8 @@
 import { basename, relative, resolve } from "node:path";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { docsIndex } from "../store/docs_fts.ts";
-import { useBulkWriteSettings } from "../store/docs_statements.ts";
+import { docsIndex } from "../store/docs/search_index.ts";
+import { useBulkWriteSettings } from "../store/docs/state.ts";
 import { putContent } from "./content_store.ts";
 import { gitInfo } from "./git_info.ts";
 import { addInBatches } from "./doc_ingest/batches.ts";

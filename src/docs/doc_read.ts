@@ -6,14 +6,14 @@
  */
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
+import { collectionsOf } from "../store/docs/collections.ts";
 import {
-  collectionsOf,
   type DocumentRow,
   documentsByHashPrefix,
   documentsByName,
   metadataOf,
   tagsOf,
-} from "../store/docs_documents.ts";
+} from "../store/docs/documents.ts";
 import { readContent, readContentPrefix } from "./content_store.ts";
 import { isHashPrefix, MIN_HASH_PREFIX_LENGTH } from "./content_hash.ts";
 import { extractText } from "./text_extract.ts";

@@ -22,17 +22,17 @@
  *
  * @module
  */
-import { maxMessageId } from "../store/agent_reads.ts";
+import { maxMessageId } from "../store/agent/messages.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import { documentsNeedingVectors } from "../store/docs_documents.ts";
-import { queueIndexChange, replaceDocsIndex } from "../store/docs_fts.ts";
+import { documentsNeedingVectors } from "../store/docs/documents.ts";
+import { queueIndexChange, replaceDocsIndex } from "../store/docs/search_index.ts";
 import {
   type DocumentCheckRow,
   documentsWithContent,
   removeIndexFile,
-} from "../store/docs_integrity.ts";
-import { listPackFiles } from "../store/docs_packs.ts";
-import { MessageIndexer } from "../store/message_index.ts";
+} from "../store/docs/integrity.ts";
+import { listPackFiles } from "../store/docs/packs.ts";
+import { MessageIndexer } from "../store/agent/message_index.ts";
 import { chunkProblem } from "./chunk_check.ts";
 import { collectGarbage, compactPacks } from "./content_store.ts";
 import { catchUpDocsIndex, vectorsComplete } from "./doc_index.ts";

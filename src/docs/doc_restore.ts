@@ -19,14 +19,10 @@ import {
 } from "../core/confined_write.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import {
-  collectionExists,
-  collectionPaths,
-  type DocumentRow,
-  documentsByIds,
-  listDocuments,
-} from "../store/docs_documents.ts";
-import { snapshotById, snapshotMemberIds } from "../store/docs_snapshots.ts";
+import { collectionExists, collectionPaths } from "../store/docs/collections.ts";
+import { listDocuments } from "../store/docs/document_listing.ts";
+import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
+import { snapshotById, snapshotMemberIds } from "../store/docs/snapshots.ts";
 import { isDamageError } from "../store/store_health.ts";
 import { readContentPieces } from "./content_store.ts";
 import { createPathFilter } from "./glob.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentRow, documentsByIds } from "../store/docs_documents.ts";
+import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
 import type { RankedDocument } from "./doc_search.ts";
 import { documentText } from "./doc_read.ts";
 import { bestSnippet } from "./snippet.ts";

@@ -14,16 +14,19 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentFilter, filteredIds, isNarrowFilter } from "../store/docs_documents.ts";
+import { type DatabaseSync, storeFailure } from "../store/database.ts";
+import {
+  type DocumentFilter,
+  filteredIds,
+  isNarrowFilter,
+} from "../store/docs/document_listing.ts";
 import {
   type ColumnWeights,
   docsIndex,
   docsIndexFile,
   matchFts,
   termsSharingTrigrams,
-} from "../store/docs_fts.ts";
-import { storeFailure } from "../store/database.ts";
+} from "../store/docs/search_index.ts";
 import type { Embedder } from "./embedder.ts";
 import { syncEmbedding } from "./embedding_config.ts";
 import { abandonedIndexChanges } from "./search_upkeep.ts";

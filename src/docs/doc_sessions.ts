@@ -11,16 +11,16 @@ import { VantageError } from "../core/errors.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
 import {
   currentSession,
+  type DocSessionRow as SessionRow,
   pinCount,
   pinDocuments,
   sessionById,
   sessionDocumentCount,
-  type SessionRow,
   startSession,
   stopSession,
   unpinDocuments,
-} from "../store/docs_sessions.ts";
-import { bumpCounter } from "../store/docs_statements.ts";
+} from "../store/docs/doc_sessions.ts";
+import { bumpCounter } from "../store/docs/state.ts";
 
 /** The session parameters shared by the read operations. */
 export interface SessionScopeParams {

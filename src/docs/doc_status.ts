@@ -6,13 +6,14 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { chunkTotals } from "../store/docs_chunks.ts";
-import { listPackFiles } from "../store/docs_packs.ts";
-import { collectionRows, documentTotals, fileTypeCounts } from "../store/docs_documents.ts";
-import { edgeCount } from "../store/docs_graph.ts";
-import { currentSession } from "../store/docs_sessions.ts";
-import { snapshotCount } from "../store/docs_snapshots.ts";
-import { vectorCount } from "../store/docs_vectors.ts";
+import { chunkTotals } from "../store/docs/chunks.ts";
+import { currentSession } from "../store/docs/doc_sessions.ts";
+import { collectionRows } from "../store/docs/collections.ts";
+import { documentTotals, fileTypeCounts } from "../store/docs/document_listing.ts";
+import { edgeCount } from "../store/docs/graph.ts";
+import { listPackFiles } from "../store/docs/packs.ts";
+import { snapshotCount } from "../store/docs/snapshots.ts";
+import { vectorCount } from "../store/docs/vectors.ts";
 import {
   type HealthSummary,
   readStoreHealth,

@@ -9,9 +9,10 @@
  * @module
  */
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import { type DocumentFilter, type DocumentRow, documentsByIds } from "../store/docs_documents.ts";
-import { lastServedSuggestions, recordServedSuggestions } from "../store/docs_sessions.ts";
-import { snapshotsByIds } from "../store/docs_snapshots.ts";
+import { lastServedSuggestions, recordServedSuggestions } from "../store/docs/doc_sessions.ts";
+import type { DocumentFilter } from "../store/docs/document_listing.ts";
+import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
+import { snapshotsByIds } from "../store/docs/snapshots.ts";
 import { rankDocuments } from "./doc_search.ts";
 import type { Embedder } from "./embedder.ts";
 import { queryKeywords } from "./search_terms.ts";

@@ -7,15 +7,9 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import {
-  addTags,
-  addToCollection,
-  removeFromCollection,
-  removeMetadata,
-  removeTags,
-  setMetadata,
-} from "../store/docs_documents.ts";
-import { bumpCounter } from "../store/docs_statements.ts";
+import { addToCollection, removeFromCollection } from "../store/docs/collections.ts";
+import { addTags, removeMetadata, removeTags, setMetadata } from "../store/docs/documents.ts";
+import { bumpCounter } from "../store/docs/state.ts";
 import { type DocumentSelector, findDocuments } from "./doc_read.ts";
 
 /** The changes to apply. */

@@ -17,10 +17,14 @@
  * @module
  */
 import { basename } from "node:path";
-import { type DatabaseSync, isCorruptionError, storeFailure } from "../store/database.ts";
-import { docsIndexFile, docsIndexFiles } from "../store/docs_fts.ts";
-import { storeFilePath } from "../store/docs_integrity.ts";
-import { messageIndexPath } from "../store/message_index_schema.ts";
+import {
+  type DatabaseSync,
+  isCorruptionError,
+  storeFailure,
+  storeFilePath,
+} from "../store/database.ts";
+import { docsIndexFile, docsIndexFiles } from "../store/docs/search_index.ts";
+import { messageIndexPath } from "../store/agent/schema.ts";
 import { type FileCheck, quickCheckConnection, quickCheckFiles } from "../store/quick_check.ts";
 import { checkIndex } from "./index_check.ts";
 import { Pacer } from "./pacer.ts";

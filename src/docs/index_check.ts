@@ -14,7 +14,7 @@ import {
   latestTextState,
   openIndexForReading,
   queuedDocumentIds,
-} from "../store/docs_integrity.ts";
+} from "../store/docs/integrity.ts";
 import type { FileCheck } from "../store/quick_check.ts";
 import type { Pacer } from "./pacer.ts";
 import { counted, type IndexReport } from "./verify_report.ts";

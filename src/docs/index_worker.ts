@@ -15,7 +15,7 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { startModuleWorker } from "../core/module_worker.ts";
-import type { IndexChange } from "../store/docs_fts.ts";
+import type { IndexChange } from "../store/docs/search_index_apply.ts";
 import type { IndexWorkerReply, IndexWorkerRequest } from "./doc_index_worker.ts";
 import type { HashedEmbedder } from "./hashed_embedder.ts";
 

@@ -10,8 +10,8 @@
  * @module
  */
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import { documentsNeedingVectors } from "../store/docs_documents.ts";
-import { indexChangesQueued } from "../store/docs_fts.ts";
+import { documentsNeedingVectors } from "../store/docs/documents.ts";
+import { indexChangesQueued } from "../store/docs/search_index.ts";
 import {
   ABANDONED_AFTER_MS,
   catchUpDocsIndexGently,

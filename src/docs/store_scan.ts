@@ -18,8 +18,8 @@ import {
   manifestEntriesBetween,
   packedChunks,
   packNumbersInUse,
-} from "../store/docs_integrity.ts";
-import { listPackFiles, packFilePath, readFromPack } from "../store/docs_packs.ts";
+} from "../store/docs/integrity.ts";
+import { listPackFiles, packFilePath, readFromPack } from "../store/docs/packs.ts";
 import { chunkProblem, storedBytesProblem } from "./chunk_check.ts";
 import type { Pacer } from "./pacer.ts";
 import {

@@ -6,10 +6,9 @@
  * @module
  */
 import { basename, dirname } from "node:path";
-import type { DatabaseSync } from "../store/database.ts";
-import { docsIndexFile } from "../store/docs_fts.ts";
-import { storeFilePath } from "../store/docs_integrity.ts";
-import { messageIndexPath } from "../store/message_index_schema.ts";
+import { type DatabaseSync, storeFilePath } from "../store/database.ts";
+import { docsIndexFile } from "../store/docs/search_index.ts";
+import { messageIndexPath } from "../store/agent/schema.ts";
 import { type FileCheck, quickCheckFiles } from "../store/quick_check.ts";
 import { clearStoreDamage, noticeDamageIn, recordStoreDamage } from "../store/store_health.ts";
 import type { FileReport, VerifyReport } from "./verify_report.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentRow, documentsNeedingVectors } from "../store/docs_documents.ts";
+import { type DocumentRow, documentsNeedingVectors } from "../store/docs/documents.ts";
 import { embeddingPieces, storedText, vectorsComplete } from "./doc_index.ts";
 import type { Embedder } from "./embedder.ts";
 import { syncEmbedding } from "./embedding_config.ts";

@@ -19,15 +19,15 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { readCounter } from "../store/docs_statements.ts";
-import { SegmentFile, vectorFolder } from "../store/docs_vector_files.ts";
+import { readCounter } from "../store/docs/state.ts";
+import { SegmentFile, vectorFolder } from "../store/docs/vector_files.ts";
 import {
   removedVectorIds,
   type VectorRow,
   vectorsAfter,
   type VectorSegmentRow,
   vectorSegments,
-} from "../store/docs_vectors.ts";
+} from "../store/docs/vectors.ts";
 
 /** One document found by vector search. */
 export interface VectorHit {

@@ -1,8 +1,8 @@
 /**
  * Keeping the sealed vector files in shape, so a new process's first search
  * reads a few columns of a few files instead of every vector (see
- * `vector_index.ts` for the reading side, `docs_vector_files.ts` for the
- * files).
+ * `vector_index.ts` for the reading side, the store's `docs/vector_files.ts`
+ * for the files).
  *
  * - **Seal**: vectors stored since a model's last seal (the tail, read from
  *   the store by every new searcher) become a new file once there are
@@ -31,7 +31,7 @@ import {
   sweepSegmentFiles,
   vectorFolder,
   writeSegmentFile,
-} from "../store/docs_vector_files.ts";
+} from "../store/docs/vector_files.ts";
 import {
   deleteVectorSegments,
   forgetRemovedVectors,
@@ -44,7 +44,7 @@ import {
   vectorSegmentFiles,
   type VectorSegmentRow,
   vectorSegments,
-} from "../store/docs_vectors.ts";
+} from "../store/docs/vectors.ts";
 
 /** Tail vectors that make a file of their own (a first search reads fewer than this from the store). */
 export const SEAL_MIN_ROWS = 1024;

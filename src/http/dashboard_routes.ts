@@ -6,6 +6,8 @@
  * @module
  */
 import { dashboardAsset } from "../dashboard/assets.ts";
+import { HttpError } from "./responses.ts";
+import type { SubRouter } from "./router.ts";
 
 const PAGE_HEADERS: Record<string, string> = {
   "content-security-policy":
@@ -31,4 +33,27 @@ export function serveDashboard(request: Request, path: string): Response | undef
     return new Response(null, { status: 304, headers });
   }
   return new Response(request.method === "HEAD" ? null : asset.body, { headers });
+}
+
+/**
+ * The dashboard sub-router: claims every path the other routers did not,
+ * and answers with the asset there or a 404.
+ *
+ * @example
+ * ```ts ignore
+ * routeTable({ routers: [apiRouter, dashboardRouter()] });
+ * ```
+ */
+export function dashboardRouter(): SubRouter {
+  return {
+    prefix: "/",
+    routes: [{
+      path: "/*",
+      handle: ({ request, path }) => {
+        const page = serveDashboard(request, path);
+        if (page !== undefined) return page;
+        throw new HttpError("not_found", `no route for ${request.method} ${path}`);
+      },
+    }],
+  };
 }

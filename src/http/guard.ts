@@ -1,7 +1,7 @@
 /**
  * Checks every request's Host and Origin (against DNS rebinding: a page on
- * another site resolving its name to 127.0.0.1 must not reach the API) and,
- * when the server listens beyond loopback, its bearer token.
+ * another site resolving its name to 127.0.0.1 must not reach the API); the
+ * first middleware of the route table. The bearer token is `auth.ts`'s.
  *
  * A request that changes state (any method but GET, HEAD and OPTIONS, and
  * every request to `/mcp`, `/api/hooks`, `/api/ops/*` and `/api/query`) that
@@ -18,6 +18,7 @@
  */
 import { excerpt } from "../core/limits.ts";
 import { HttpError } from "./responses.ts";
+import type { Middleware } from "./router.ts";
 
 /** What the guard allows. */
 export interface GuardOptions {
@@ -30,9 +31,6 @@ export interface GuardOptions {
   /** Further host names that may be used to reach the server. */
   extraHosts?: readonly string[];
 }
-
-/** What a 401 tells the client to send. */
-const CHALLENGE = { "www-authenticate": 'Bearer realm="vantage"' };
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
@@ -47,13 +45,39 @@ function hostName(hostHeader: string): string {
   return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
 }
 
-/**
- * Throws an {@linkcode HttpError} when the request's Host or Origin is not
- * one of ours, or when a token is required and missing or wrong.
- */
-export function guardRequest(request: Request, options: GuardOptions, needsToken: boolean): void {
+/** The host names a server bound to `options.bindHost` answers to. */
+function allowedHosts(options: GuardOptions): Set<string> {
   const allowed = new Set([...LOOPBACK_NAMES, ...(options.extraHosts ?? [])]);
   if (!isLoopback(options.bindHost)) allowed.add(options.bindHost);
+  return allowed;
+}
+
+/**
+ * The Host/Origin guard as middleware: every request passes it before
+ * anything else looks at it.
+ *
+ * @example
+ * ```ts ignore
+ * routeTable({ middleware: [hostOriginGuard({ bindHost: "127.0.0.1", port: 14300 })], routers });
+ * ```
+ */
+export function hostOriginGuard(options: GuardOptions): Middleware {
+  const allowed = allowedHosts(options);
+  return (context, next) => {
+    checkHostAndOrigin(context.request, options, allowed);
+    return next();
+  };
+}
+
+/**
+ * Throws an {@linkcode HttpError} when the request's Host or Origin is not
+ * one of ours.
+ */
+function checkHostAndOrigin(
+  request: Request,
+  options: GuardOptions,
+  allowed: ReadonlySet<string>,
+): void {
   const hostHeader = request.headers.get("host");
   if (hostHeader !== null) {
     const name = hostName(hostHeader.toLowerCase());
@@ -101,21 +125,6 @@ export function guardRequest(request: Request, options: GuardOptions, needsToken
         );
       }
     }
-  }
-  const authorization = request.headers.get("authorization");
-  if (authorization !== null && options.token !== undefined) {
-    if (authorization !== `Bearer ${options.token}`) {
-      throw new HttpError("forbidden", "the bearer token is not valid", 401, CHALLENGE);
-    }
-    return;
-  }
-  if (needsToken && !isLoopback(options.bindHost)) {
-    throw new HttpError(
-      "forbidden",
-      "a bearer token is required (Authorization: Bearer <token>)",
-      401,
-      CHALLENGE,
-    );
   }
 }
 

@@ -13,9 +13,12 @@ import { createMcpServer } from "../mcp/server.ts";
 import { buildSurface } from "../mcp/surfaces.ts";
 import { SURFACE_NAMES, type SurfaceName } from "../mcp/surface.ts";
 import { excerpt } from "../core/limits.ts";
+import { VERSION } from "../core/version.ts";
 import type { Caller } from "../ops/operation.ts";
-import type { OpsContext } from "./ops_routes.ts";
+import type { OpsAccess } from "./context.ts";
+import { availableOps, OPS_BODY_LIMIT, opsCaller, type OpsContext } from "./ops_routes.ts";
 import { HttpError, readBodyText } from "./responses.ts";
+import type { SubRouter } from "./router.ts";
 
 /** What `/mcp` serves. */
 export interface McpHttpContext extends OpsContext {
@@ -25,6 +28,39 @@ export interface McpHttpContext extends OpsContext {
   version: string;
   /** Largest request body, bytes. */
   bodyLimit: number;
+}
+
+/**
+ * The `/mcp` sub-router over `ops`: any method reaches {@linkcode handleMcp},
+ * which answers what is not a POST with its own 405.
+ *
+ * @example
+ * ```ts ignore
+ * routeTable({ routers: [mcpRouter({ catalog, services })] });
+ * ```
+ */
+export function mcpRouter(ops: OpsAccess | undefined): SubRouter {
+  return {
+    prefix: "/mcp",
+    routes: [{
+      path: "/mcp",
+      handle: async (context) => {
+        const access = availableOps(ops);
+        return await handleMcp(
+          {
+            catalog: access.catalog,
+            services: access.services,
+            promptsDir: access.promptsDir ?? "",
+            version: VERSION,
+            bodyLimit: access.bodyLimit ?? OPS_BODY_LIMIT,
+          },
+          context.request,
+          opsCaller(access, context),
+          surfaceOf(context.url),
+        );
+      },
+    }],
+  };
 }
 
 /** The surface named by `?surface=` (default `dex`); 400 naming the choices for an unknown name. */

@@ -7,13 +7,17 @@
  * @module
  */
 import { httpStatusFor } from "../core/errors.ts";
-import { excerpt, NAME_MAX_CHARS, QUERY_MAX_CHARS } from "../core/limits.ts";
+import { excerpt, hasControlCharacter, NAME_MAX_CHARS, QUERY_MAX_CHARS } from "../core/limits.ts";
 import type { Catalog } from "../ops/catalog.ts";
 import { executeOperation, type ExecuteResponse, failureOf } from "../ops/executor.ts";
 import type { Caller } from "../ops/operation.ts";
+import { DEFAULT_SCOPES } from "../ops/scopes.ts";
 import type { Services } from "../ops/services.ts";
+import type { OpsAccess } from "./context.ts";
+import { callerFromRequest } from "./http_caller.ts";
 import { boundedParam, readParam } from "./params.ts";
-import { HttpError, json } from "./responses.ts";
+import { HttpError, json, readJsonObject } from "./responses.ts";
+import type { Route, RouteContext } from "./router.ts";
 
 /** What the operation routes run against. */
 export interface OpsContext {
@@ -21,6 +25,91 @@ export interface OpsContext {
   catalog: Catalog;
   /** Services for the operations. */
   services: Services;
+}
+
+/** Largest body of an operation, query or MCP request by default, bytes. */
+export const OPS_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The catalog of `ops`, or a 503 when the server was started without one.
+ * Asked after the route's method check, so a wrong method is still a 405.
+ */
+export function availableOps(ops: OpsAccess | undefined): OpsAccess {
+  if (ops === undefined) {
+    throw new HttpError("unavailable", "this server was started without the operation catalog");
+  }
+  return ops;
+}
+
+/** The caller of a request to the catalog: the scopes `ops` grants, narrowed by the request. */
+export function opsCaller(ops: OpsAccess, { request, url }: RouteContext): Caller {
+  return callerFromRequest(request, url, ops.scopes ?? DEFAULT_SCOPES);
+}
+
+/**
+ * `/api/ops`, `/api/ops/:operation_id` and `/api/query` over `ops`.
+ *
+ * @example
+ * ```ts ignore
+ * const api: SubRouter = { prefix: "/api", routes: [...opsRoutes({ catalog, services })] };
+ * ```
+ */
+export function opsRoutes(ops: OpsAccess | undefined): Route[] {
+  return [
+    {
+      path: "/api/ops",
+      methods: ["GET"],
+      handle: (context) => {
+        const access = availableOps(ops);
+        return listOperations(access, opsCaller(access, context), context.request, context.url);
+      },
+    },
+    {
+      path: "/api/ops/*",
+      methods: ["POST"],
+      handle: async (context) => {
+        const access = availableOps(ops);
+        const caller = opsCaller(access, context);
+        const operationId = operationIdOf(context.path, context.rest);
+        const args = await readJsonObject(context.request, access.bodyLimit ?? OPS_BODY_LIMIT);
+        return await runOperation(access, caller, operationId, args, context.request.signal);
+      },
+    },
+    {
+      path: "/api/query",
+      methods: ["POST"],
+      handle: async (context) => {
+        const access = availableOps(ops);
+        const caller = opsCaller(access, context);
+        const body = await readJsonObject(context.request, access.bodyLimit ?? OPS_BODY_LIMIT);
+        return await runQuery(access, caller, body, context.request.signal);
+      },
+    },
+  ];
+}
+
+/** The operation id of `/api/ops/<id>` (`encoded`), percent-decoded; 400 when it cannot be one. */
+function operationIdOf(path: string, encoded: string): string {
+  let id: string;
+  try {
+    id = decodeURIComponent(encoded);
+  } catch {
+    throw new HttpError(
+      "invalid_arguments",
+      `the path ${
+        excerpt(path)
+      } holds a malformed percent-escape; operation ids are names such as agent.list_sessions`,
+    );
+  }
+  if (id.length > NAME_MAX_CHARS || hasControlCharacter(id)) {
+    throw new HttpError(
+      "invalid_arguments",
+      `the path ${
+        excerpt(path)
+      } does not name an operation: ids are at most ${NAME_MAX_CHARS} characters without control characters`,
+    );
+  }
+  return id;
 }
 
 /**

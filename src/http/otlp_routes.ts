@@ -11,8 +11,9 @@
  *   encoding or content type OTLP does not define, 405 for another method;
  *   every error body a `google.rpc.Status`.
  *
- * The Host/Origin/token rules are those of `/api/*`: off loopback a bearer
- * token is required (exporters send it with `OTEL_EXPORTER_OTLP_HEADERS`).
+ * The Host/Origin/token rules are those of `/api/*` (the route table's
+ * middleware, the router protected like `/api`): off loopback a bearer token
+ * is required (exporters send it with `OTEL_EXPORTER_OTLP_HEADERS`).
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { excerpt } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { OtlpBadData, type OtlpEncoding, type OtlpSignal } from "../agent/mod.ts";
 import { HttpError } from "./responses.ts";
+import type { SubRouter } from "./router.ts";
 
 /** The largest body accepted, before and after decompression, by default: 16 MiB. */
 export const OTLP_BODY_LIMIT = 16 * 1024 * 1024;
@@ -45,20 +47,15 @@ export interface OtlpDependencies {
   bodyLimit?: number;
 }
 
-const SIGNALS: Readonly<Record<string, OtlpSignal>> = {
-  traces: "traces",
-  metrics: "metrics",
-  logs: "logs",
-};
-
-/**
- * The signal an OTLP path carries, or undefined for any other path: `/v1/<signal>`,
- * `/v1/otlp/v1/<signal>` or `/v1/otlp/<signal>`.
- */
-export function otlpSignalOf(path: string): OtlpSignal | undefined {
-  const match = /^\/v1\/(?:otlp\/(?:v1\/)?)?(traces|metrics|logs)\/?$/.exec(path);
-  return match === null ? undefined : SIGNALS[match[1]];
-}
+/** The spellings of each signal's path: `/v1/<signal>`, `/v1/otlp/v1/<signal>`, `/v1/otlp/<signal>`. */
+const SIGNAL_PATHS: ReadonlyArray<readonly [OtlpSignal, string]> = (
+  ["traces", "metrics", "logs"] as const
+).flatMap((signal) =>
+  [`/v1/${signal}`, `/v1/otlp/v1/${signal}`, `/v1/otlp/${signal}`].flatMap((path) => [
+    [signal, path] as const,
+    [signal, `${path}/`] as const,
+  ])
+);
 
 /** The encoding a Content-Type names, or undefined when OTLP defines none for it. */
 function encodingOf(contentType: string | null): OtlpEncoding | undefined {
@@ -66,12 +63,6 @@ function encodingOf(contentType: string | null): OtlpEncoding | undefined {
   if (type === "application/x-protobuf" || type === "application/protobuf") return "protobuf";
   if (type === "application/json") return "json";
   return undefined;
-}
-
-class OtlpFailure extends Error {
-  constructor(readonly status: number, message: string, readonly headers: HeadersInit = {}) {
-    super(message);
-  }
 }
 
 function answer(
@@ -88,68 +79,73 @@ function answer(
 }
 
 /**
- * Answers one OTLP request. `guard` applies the Host/Origin/token rules (it throws an
- * `HttpError`); `deps` is undefined when this server takes no telemetry (503).
+ * The OTLP sub-router under `/v1`: one POST route per signal and spelling.
+ * `protect(…)` it like `/api`: it writes to the store. Every refusal under
+ * the prefix, the table's Host/Origin and token checks included, is
+ * answered as a `google.rpc.Status` in the request's encoding (JSON when it
+ * names none); `otlp` undefined means this server takes no telemetry (503).
+ *
+ * @example
+ * ```ts ignore
+ * const routers = [protect(otlpRouter(otlp, log)), …];
+ * ```
  */
-export async function handleOtlp(
+export function otlpRouter(otlp: OtlpDependencies | undefined, log?: Logger): SubRouter {
+  return {
+    prefix: "/v1",
+    routes: SIGNAL_PATHS.map(([signal, path]) => ({
+      path,
+      methods: ["POST"],
+      handle: ({ request }) => takeExport(request, signal, otlp),
+    })),
+    answerError: async ({ request }, error) => {
+      const encoding = encodingOf(request.headers.get("content-type")) ?? "json";
+      // The encoder (protobufjs and the OTLP schema) loads with the first OTLP request, not
+      // with the server.
+      const { statusBody } = await import("../agent/otlp/otlp_response.ts");
+      if (error instanceof HttpError) {
+        return answer(
+          encoding,
+          error.status,
+          statusBody(encoding, 0, error.message),
+          error.headers,
+        );
+      }
+      if (error instanceof OtlpBadData) {
+        return answer(encoding, 400, statusBody(encoding, 3, error.message));
+      }
+      log?.error("OTLP export failed", {
+        path: excerpt(new URL(request.url).pathname, 200),
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      const message = error instanceof Error ? error.message : String(error);
+      return answer(encoding, 500, statusBody(encoding, 13, excerpt(message, 500)));
+    },
+  };
+}
+
+/** Reads, stores and acknowledges one export (its method and the guard already checked). */
+async function takeExport(
   request: Request,
   signal: OtlpSignal,
-  guard: () => void,
-  deps: OtlpDependencies | undefined,
-  log?: Logger,
+  otlp: OtlpDependencies | undefined,
 ): Promise<Response> {
-  // Errors are answered in the request's encoding when it names one, else in JSON.
+  if (otlp === undefined) throw new HttpError("unavailable", "this server takes no telemetry");
   const declared = encodingOf(request.headers.get("content-type"));
-  const encoding = declared ?? "json";
-  // The encoder (protobufjs and the OTLP schema) loads with the first OTLP request, not with
-  // the server.
-  const { exportResponseBody, statusBody } = await import("../agent/otlp/otlp_response.ts");
-  try {
-    try {
-      guard();
-    } catch (error) {
-      if (error instanceof HttpError) {
-        throw new OtlpFailure(error.status, error.message, error.headers);
-      }
-      throw error;
-    }
-    if (request.method !== "POST") {
-      throw new OtlpFailure(405, `use POST to export ${signal}; got ${request.method}`, {
-        allow: "POST",
-      });
-    }
-    if (deps === undefined) throw new OtlpFailure(503, "this server takes no telemetry");
-    if (declared === undefined) {
-      const type = request.headers.get("content-type");
-      throw new OtlpFailure(
-        415,
-        `OTLP/HTTP bodies are application/x-protobuf or application/json; got ${
-          type === null ? "no Content-Type" : excerpt(type)
-        }`,
-      );
-    }
-    const limit = deps.bodyLimit ?? OTLP_BODY_LIMIT;
-    const body = await readOtlpBody(request, limit);
-    const taken = await deps.take(signal, body, declared);
-    return answer(
-      declared,
-      200,
-      exportResponseBody(signal, declared, taken.rejected, taken.message),
+  if (declared === undefined) {
+    const type = request.headers.get("content-type");
+    throw new HttpError(
+      "invalid_arguments",
+      `OTLP/HTTP bodies are application/x-protobuf or application/json; got ${
+        type === null ? "no Content-Type" : excerpt(type)
+      }`,
+      415,
     );
-  } catch (error) {
-    if (error instanceof OtlpFailure) {
-      return answer(encoding, error.status, statusBody(encoding, 0, error.message), error.headers);
-    }
-    if (error instanceof OtlpBadData) {
-      return answer(encoding, 400, statusBody(encoding, 3, error.message));
-    }
-    log?.error("OTLP export failed", {
-      signal,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
-    const message = error instanceof Error ? error.message : String(error);
-    return answer(encoding, 500, statusBody(encoding, 13, excerpt(message, 500)));
   }
+  const body = await readOtlpBody(request, otlp.bodyLimit ?? OTLP_BODY_LIMIT);
+  const taken = await otlp.take(signal, body, declared);
+  const { exportResponseBody } = await import("../agent/otlp/otlp_response.ts");
+  return answer(declared, 200, exportResponseBody(signal, declared, taken.rejected, taken.message));
 }
 
 /**
@@ -160,14 +156,15 @@ export async function handleOtlp(
 async function readOtlpBody(request: Request, limit: number): Promise<Uint8Array> {
   const coding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   if (coding !== "identity" && coding !== "gzip" && coding !== "x-gzip") {
-    throw new OtlpFailure(
-      415,
+    throw new HttpError(
+      "invalid_arguments",
       `Content-Encoding ${excerpt(coding)} is not accepted; send gzip or no encoding`,
+      415,
     );
   }
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
-    throw new OtlpFailure(413, `the body is ${declared} bytes; the limit is ${limit}`);
+    throw new HttpError("result_too_large", `the body is ${declared} bytes; the limit is ${limit}`);
   }
   if (request.body === null) return new Uint8Array();
   let stream: ReadableStream<Uint8Array> = request.body;
@@ -179,7 +176,7 @@ async function readOtlpBody(request: Request, limit: number): Promise<Uint8Array
     try {
       return await readLimited(stream, limit, "the decompressed body");
     } catch (error) {
-      if (error instanceof OtlpFailure) throw error;
+      if (error instanceof HttpError) throw error;
       throw new OtlpBadData(
         `the body is not valid gzip: ${error instanceof Error ? error.message : String(error)}`,
       );
@@ -202,7 +199,7 @@ async function readLimited(
     size += value.length;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw new OtlpFailure(413, `${what} exceeds the limit of ${limit} bytes`);
+      throw new HttpError("result_too_large", `${what} exceeds the limit of ${limit} bytes`);
     }
     chunks.push(value);
   }

@@ -120,14 +120,3 @@ export async function readJsonObject(
   }
   return value as Record<string, unknown>;
 }
-
-/** Refuses a method other than the allowed ones with 405 and an `Allow` header. */
-export function requireMethod(request: Request, path: string, ...allowed: string[]): void {
-  if (allowed.includes(request.method)) return;
-  throw new HttpError(
-    "invalid_arguments",
-    `use ${allowed.join(" or ")} for ${path}; got ${request.method}`,
-    405,
-    { allow: allowed.join(", ") },
-  );
-}

@@ -254,6 +254,15 @@ export interface UsageRecord {
 }
 
 /**
+ * A model call as the store counts it: a {@linkcode UsageRecord} from any agent that reports
+ * usage, the four agents' transcripts and OpenTelemetry from other applications (`gen_ai`).
+ */
+export interface CountedUsage extends Omit<UsageRecord, "agent"> {
+  /** Agent (or application) that made the call. */
+  agent: string;
+}
+
+/**
  * How one tool call ended, as a transcript records it. Some agents' hooks carry no exit status
  * (Codex sends a command's bare output), so the outcome is read from the transcript and joined
  * to the hook event by the agent's call id.
@@ -274,6 +283,12 @@ export interface ToolOutcome {
   /** Short error summary (first lines) of a failed call. */
   error?: string;
 }
+
+/**
+ * What one model call costs: USD, or unpriced when no price fits its model (its cost is then
+ * unknown, not zero).
+ */
+export type CallPrice = { priced: true; usd: number } | { priced: false };
 
 /** What a transcript tells about its session. Emitted again when new facts appear. */
 export interface SessionInfo {

@@ -10,10 +10,10 @@ import { readEnv, resolvePaths, type VantagePaths } from "../core/config.ts";
 import { documentRoots } from "../core/permissions.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
 import { openDatabase } from "../store/database.ts";
-import { closeDocsIndex } from "../store/docs_fts.ts";
+import { closeDocsIndex } from "../store/docs/search_index.ts";
 import { closeVectorIndexes } from "../docs/mod.ts";
-import { openMessageIndex } from "../store/message_index.ts";
-import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/readonly_query.ts";
+import { openMessageIndex } from "../store/agent/message_index.ts";
+import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/query/readonly_query.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
 import { FAILURE_OBSERVER } from "./executor.ts";
 import {

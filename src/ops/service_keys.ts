@@ -7,7 +7,7 @@
  */
 import type { VantagePaths } from "../core/config.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import type { QueryRunner } from "../store/readonly_query.ts";
+import type { QueryRunner } from "../store/query/readonly_query.ts";
 import { type ServiceKey, serviceKey } from "./services.ts";
 
 /** Where the data home and its files are. */

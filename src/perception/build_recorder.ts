@@ -5,7 +5,7 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { insertBuildRun } from "../store/perception_store.ts";
+import { insertBuildRun } from "../store/perception/build_runs.ts";
 import type { BuildRunRecord } from "./build_runner.ts";
 
 /** Records one run; `project` is the folder it ran in. */

@@ -8,31 +8,20 @@
  * @module
  */
 import type { Logger } from "../core/log.ts";
-import { normalizeHookPayload } from "../agent/hooks/hook_normalizer.ts";
-import {
-  type AgentName,
-  type HookEvent,
-  parseAgentName,
-  type UsageRecord,
-} from "../model/agent_records.ts";
-import { getSession, recentFiles } from "../store/agent_reads.ts";
-import type { CompletedToolEvent } from "../store/tool_outcomes.ts";
+import { storedHookEvent } from "../agent/hooks/stored_hook_event.ts";
+import type { AgentName, HookEvent, UsageRecord } from "../model/agent_records.ts";
+import type { CompletedToolEvent } from "../store/agent/tool_outcomes.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import {
-  activeAnomalies,
-  anomalyHistory,
-  buildRunsSince,
-  eventPayloadsSince,
-  fileChangesSince,
-  getInjection,
-  getProjectState,
-  gitMovesSince,
-  latestBuildRuns,
-  recordEmission,
-  resolveAnomaly,
-  saveInjection,
-  usageSince,
-} from "../store/perception_store.ts";
+  type ContextBundle,
+  type PerceptionBundle,
+  type PerceptionQuery,
+  readPerceptionBundle,
+} from "../store/perception/perception_bundle.ts";
+import { activeAnomalies, recordEmission, resolveAnomaly } from "../store/perception/anomalies.ts";
+import type { BuildRunRow } from "../store/perception/build_runs.ts";
+import type { FileChangeRow } from "../store/perception/file_changes.ts";
+import { saveInjection } from "../store/perception/project_state.ts";
 import { detectAnomalies } from "./anomaly_rules.ts";
 import type { ObservedBuildRun, ObservedFileChange } from "./anomaly_types.ts";
 import type { BuildError } from "./build_errors.ts";
@@ -55,6 +44,14 @@ const CONTEXT_EVENTS = new Set([
 const ACTIVITY_WINDOW_MS = 2 * 60 * 60_000;
 /** Most events kept per session. */
 const EVENTS_KEPT = 400;
+/** Most file changes the rules look at. */
+const RULE_FILE_CHANGES = 500;
+/** How far back a context answer looks when the session's start is not known, and for builds. */
+const CONTEXT_WINDOW_MS = 30 * 60_000;
+/** What a context answer shows at most: outside changes, recent files, git moves. */
+const CONTEXT_FILE_CHANGES = 50;
+const CONTEXT_RECENT_FILES = 8;
+const CONTEXT_GIT_MOVES = 10;
 
 /** Options for {@link PerceptionEngine}. */
 export interface PerceptionOptions {
@@ -111,29 +108,46 @@ export class PerceptionEngine {
     return this.#sensors;
   }
 
-  /** Takes one stored hook event; returns what to tell the agent. */
+  /**
+   * Takes one stored hook event; returns what to tell the agent. Everything it reads about the
+   * session comes from one store call; only the active anomalies, which the rules write, are
+   * read after them.
+   */
   onHookEvent(event: HookEvent): HookAnswer {
     const started = performance.now();
     const now = this.#now();
-    const cache = this.#cache(event.session_id, now);
+    const cached = this.#sessions.get(event.session_id);
+    const injecting = this.#options.inject !== false && CONTEXT_EVENTS.has(event.event_type);
+    const force = event.event_type === "SessionStart" || event.event_type === "PreCompact";
+    const bundle = readPerceptionBundle(this.#options.db, {
+      ...ruleQuery(event.session_id, now, event.project ?? event.cwd ?? cached?.project),
+      // The event being handled is already stored: it is the cache's newest once rebuilt.
+      ...(cached === undefined ? { events: EVENTS_KEPT } : {}),
+      ...(injecting ? { context: contextQuery("session", !force) } : {}),
+    });
+    const cache = cached ?? this.#rebuild(event.session_id, bundle, true);
     cache.events.push(event);
     if (cache.events.length > EVENTS_KEPT) {
       cache.events.splice(0, cache.events.length - EVENTS_KEPT);
     }
-    const project = event.project ?? event.cwd ?? cache.project;
+    const project = bundle.project;
     if (project !== undefined) cache.project = project;
     this.#sensors?.touch(project);
 
-    const emitted = this.#runRules(event.session_id, cache, project, now);
+    const emitted = this.#runRules(event.session_id, cache, project, now, bundle);
     const answer: HookAnswer = { emitted };
-    if (this.#options.inject === false || !CONTEXT_EVENTS.has(event.event_type)) return answer;
+    if (!injecting || bundle.context === undefined) return answer;
     // A Stop answer makes the agent continue: only worth it when something new must be said.
     if (event.event_type === "Stop" && emitted === 0) return answer;
-    const force = event.event_type === "SessionStart" || event.event_type === "PreCompact";
-    const snapshot = this.snapshot(event.session_id, project);
-    const previousText = force
-      ? undefined
-      : getInjection(this.#options.db, event.session_id)?.snapshot;
+    const snapshot = composeSnapshot(
+      this.#options.db,
+      event.session_id,
+      bundle,
+      bundle.context,
+      now,
+      cache.events,
+    );
+    const previousText = force ? undefined : bundle.context.injection?.snapshot;
     const previous = previousText === undefined
       ? undefined
       : JSON.parse(previousText) as ContextSnapshot;
@@ -163,10 +177,14 @@ export class PerceptionEngine {
    */
   onToolOutcome(completed: CompletedToolEvent): number {
     const now = this.#now();
-    const cached = this.#sessions.has(completed.session_id);
+    const cached = this.#sessions.get(completed.session_id);
+    const bundle = readPerceptionBundle(this.#options.db, {
+      ...ruleQuery(completed.session_id, now, cached?.project),
+      ...(cached === undefined ? { events: EVENTS_KEPT } : {}),
+    });
     // Not cached: rebuilt from the store, whose events already hold the outcome.
-    const cache = this.#cache(completed.session_id, now, true);
-    if (cached) {
+    const cache = cached ?? this.#rebuild(completed.session_id, bundle, false);
+    if (cached !== undefined) {
       for (const event of cache.events) {
         if (event.tool_use_id !== completed.tool_use_id || event.success !== undefined) continue;
         if (event.event_type !== "PostToolUse" && event.event_type !== "PostToolUseFailure") {
@@ -176,16 +194,20 @@ export class PerceptionEngine {
         if (completed.error !== undefined) event.error = completed.error;
       }
     }
-    return this.#runRules(completed.session_id, cache, cache.project, now);
+    return this.#runRules(completed.session_id, cache, cache.project, now, bundle);
   }
 
   /** What Vantage would tell a session now (the whole picture, not a diff). */
   snapshot(sessionId: string, projectHint?: string): ContextSnapshot {
     const db = this.#options.db;
     const now = this.#now();
-    const session = getSession(db, sessionId);
-    const project = session?.project ?? session?.cwd ?? projectHint;
-    return buildSnapshot(db, sessionId, project, now, this.#sessions.get(sessionId)?.events ?? []);
+    const bundle = readPerceptionBundle(db, {
+      ...snapshotQuery(sessionId, now),
+      project: projectHint,
+      context: contextQuery("session", false),
+    });
+    const events = this.#sessions.get(sessionId)?.events ?? [];
+    return composeSnapshot(db, sessionId, bundle, bundle.context!, now, events);
   }
 
   /** Stops the sensors. */
@@ -198,10 +220,11 @@ export class PerceptionEngine {
     cache: SessionCache,
     project: string | undefined,
     now: number,
+    bundle: PerceptionBundle,
   ): number {
     const db = this.#options.db;
     const since = now - ACTIVITY_WINDOW_MS;
-    const session = getSession(db, sessionId);
+    const session = bundle.session;
     const findings = detectAnomalies({
       session_id: sessionId,
       now,
@@ -209,9 +232,11 @@ export class PerceptionEngine {
       started_at: session !== undefined && session.started_at > 0 ? session.started_at : undefined,
       model: session?.model ?? undefined,
       events: cache.events,
-      file_changes: project === undefined ? [] : observedChanges(db, project, since),
-      build_runs: observedBuilds(db, since),
-      usage: usageSince(db, sessionId, since).map((u) => ({
+      file_changes: project === undefined
+        ? []
+        : observedChanges(bundle.file_changes.filter((c) => c.ts >= since)),
+      build_runs: bundle.build_runs.map(observedBuild),
+      usage: bundle.usage.map((u) => ({
         agent: (session?.agent ?? "claude_code") as AgentName,
         session_id: sessionId,
         ts: u.ts,
@@ -226,7 +251,7 @@ export class PerceptionEngine {
       } satisfies UsageRecord)),
     });
     const log: EmissionEntry[] = [];
-    for (const row of anomalyHistory(db, sessionId)) {
+    for (const row of bundle.anomaly_history) {
       log.push({
         fingerprint: row.fingerprint,
         event: "emitted",
@@ -266,19 +291,20 @@ export class PerceptionEngine {
     return decision.emit.length;
   }
 
-  #cache(sessionId: string, now: number, complete = false): SessionCache {
-    let cache = this.#sessions.get(sessionId);
-    if (cache !== undefined) return cache;
-    // First event since start-up: rebuild the window from what the store holds.
-    cache = { events: [] };
-    const db = this.#options.db;
-    for (const row of eventPayloads(db, sessionId, now - ACTIVITY_WINDOW_MS)) {
-      cache.events.push(row);
-      if (row.project ?? row.cwd) cache.project = row.project ?? row.cwd;
+  /**
+   * A session's cache rebuilt from the events the store holds, as their intake normalized them
+   * (first event since start-up, or one evicted). Without `dropNewest` every stored event stays
+   * (a transcript's news); with it the newest is left for the caller, which pushes it itself.
+   */
+  #rebuild(sessionId: string, bundle: PerceptionBundle, dropNewest: boolean): SessionCache {
+    const cache: SessionCache = { events: [] };
+    for (const row of bundle.events ?? []) {
+      const event = storedHookEvent(row);
+      if (event === undefined) continue;
+      cache.events.push(event);
+      if (event.project ?? event.cwd) cache.project = event.project ?? event.cwd;
     }
-    // The event being handled is already stored; it is pushed again by the caller (not when
-    // the cache is rebuilt for a transcript's news: then every stored event stays).
-    if (!complete) cache.events.pop();
+    if (dropNewest) cache.events.pop();
     this.#sessions.set(sessionId, cache);
     if (this.#sessions.size > 200) {
       const oldest = this.#sessions.keys().next().value;
@@ -317,35 +343,8 @@ function hookOutput(event: HookEvent, text: string): unknown {
   return { hookSpecificOutput: { hookEventName: event.event_type, additionalContext: text } };
 }
 
-function eventPayloads(db: DatabaseSync, sessionId: string, since: number): HookEvent[] {
-  const events: HookEvent[] = [];
-  for (const row of eventPayloadsSince(db, sessionId, since, EVENTS_KEPT)) {
-    const agent = parseAgentName(row.agent);
-    if (agent === undefined) continue;
-    let payload: unknown;
-    try {
-      payload = JSON.parse(row.raw);
-    } catch {
-      continue;
-    }
-    const normalized = normalizeHookPayload(agent, payload, row.ts, {
-      eventName: row.event_type,
-      redact: false,
-    });
-    if (!normalized.ok) continue;
-    const event = { ...normalized.event, ts: row.ts };
-    // An outcome the payload did not carry was filled in from a transcript: keep it.
-    if (event.success === undefined && row.success !== null) {
-      event.success = row.success === 1;
-      if (row.error !== null && row.success === 0) event.error = row.error;
-    }
-    events.push(event);
-  }
-  return events;
-}
-
-function observedChanges(db: DatabaseSync, project: string, since: number): ObservedFileChange[] {
-  return fileChangesSince(db, project, since, 500).reverse().map((c) => ({
+function observedChanges(changes: readonly FileChangeRow[]): ObservedFileChange[] {
+  return changes.toReversed().map((c) => ({
     path: c.path,
     kind: c.kind as ObservedFileChange["kind"],
     ts: c.ts,
@@ -354,8 +353,8 @@ function observedChanges(db: DatabaseSync, project: string, since: number): Obse
   }));
 }
 
-function observedBuilds(db: DatabaseSync, since: number): ObservedBuildRun[] {
-  return buildRunsSince(db, since).map((run) => ({
+function observedBuild(run: BuildRunRow): ObservedBuildRun {
+  return {
     command_line: run.command,
     exit_code: run.exit_code,
     started_at: run.started_at,
@@ -364,10 +363,47 @@ function observedBuilds(db: DatabaseSync, since: number): ObservedBuildRun[] {
     tag: run.tag,
     output_tail: run.output_tail,
     ...(run.cwd !== null ? { cwd: run.cwd } : {}),
-  }));
+  };
 }
 
-/** Builds the context snapshot of a session from the store. */
+/** What the rules read: the activity window of a session in a project. */
+function ruleQuery(sessionId: string, now: number, project: string | undefined): PerceptionQuery {
+  return {
+    session_id: sessionId,
+    since: now - ACTIVITY_WINDOW_MS,
+    ...(project !== undefined ? { project } : {}),
+    fileChanges: RULE_FILE_CHANGES,
+    rules: true,
+  };
+}
+
+/** What a context answer reads about `project` (`session`: the session's own). */
+function contextQuery(
+  project: string | "session" | undefined,
+  injection: boolean,
+): PerceptionQuery["context"] {
+  return {
+    project,
+    recentFiles: CONTEXT_RECENT_FILES,
+    gitMoves: CONTEXT_GIT_MOVES,
+    injection,
+  };
+}
+
+/** A snapshot's read of a session without the rules: builds and changes of the last 30 min. */
+function snapshotQuery(sessionId: string, now: number): PerceptionQuery {
+  return {
+    session_id: sessionId,
+    since: now - CONTEXT_WINDOW_MS,
+    fileChanges: CONTEXT_FILE_CHANGES,
+    rules: false,
+  };
+}
+
+/**
+ * Builds the context snapshot of a session from the store: `project` is the project it
+ * describes, `events` the session's recent hook events (their tool calls are counted).
+ */
 export function buildSnapshot(
   db: DatabaseSync,
   sessionId: string,
@@ -375,10 +411,31 @@ export function buildSnapshot(
   now: number,
   events: readonly HookEvent[] = [],
 ): ContextSnapshot {
+  const bundle = readPerceptionBundle(db, {
+    ...snapshotQuery(sessionId, now),
+    ...(project !== undefined ? { project } : {}),
+    context: contextQuery(project, false),
+  });
+  return composeSnapshot(db, sessionId, bundle, bundle.context!, now, events);
+}
+
+/**
+ * The snapshot from what was read: each part takes its own window out of the bundle's rows.
+ * The active anomalies are read here, after the rules that write them.
+ */
+function composeSnapshot(
+  db: DatabaseSync,
+  sessionId: string,
+  bundle: PerceptionBundle,
+  context: ContextBundle,
+  now: number,
+  events: readonly HookEvent[],
+): ContextSnapshot {
   const snapshot: ContextSnapshot = {};
-  const session = getSession(db, sessionId);
+  const session = bundle.session;
+  const project = context.project;
   if (project !== undefined) {
-    const stored = getProjectState(db, project);
+    const stored = context.project_state;
     const state = stored === undefined ? undefined : JSON.parse(stored.state) as ProjectState;
     snapshot.project = {
       name: state?.name ?? project.split(/[\\/]/).filter(Boolean).pop() ?? project,
@@ -402,14 +459,17 @@ export function buildSnapshot(
       }
       : {}),
   };
-  const files = recentFiles(db, sessionId, 8).map((f) => f.path);
+  const files = context.recent_files;
   if (files.length > 0) {
     snapshot.focus = files[0];
     snapshot.recent_files = files;
   }
-  const build = latestBuildRuns(db, undefined, 1)[0];
+  const build = context.latest_build;
   if (build !== undefined) {
-    const failures = buildRunsSince(db, now - 30 * 60_000).filter((r) => r.exit_code !== 0).length;
+    const recent = now - CONTEXT_WINDOW_MS;
+    const failures = bundle.build_runs.filter((r) =>
+      r.started_at >= recent && r.exit_code !== 0
+    ).length;
     const errors = JSON.parse(build.errors) as BuildError[];
     snapshot.build = {
       status: build.exit_code === 0 ? "ok" : "failed",
@@ -430,10 +490,13 @@ export function buildSnapshot(
   if (project !== undefined) {
     const since = session !== undefined && session.started_at > 0
       ? session.started_at
-      : now - 30 * 60_000;
-    const external = fileChangesSince(db, project, since, 50).filter((c) => c.source !== "agent")
+      : now - CONTEXT_WINDOW_MS;
+    // Newest first: the newest few since the session began, as a read of their own would be.
+    const external = context.file_changes.filter((c) => c.ts >= since)
+      .slice(0, CONTEXT_FILE_CHANGES)
+      .filter((c) => c.source !== "agent")
       .map((c) => c.path);
-    const git = gitMovesSince(db, project, since, 10).map((g) =>
+    const git = context.git_moves.filter((g) => g.ts >= since).map((g) =>
       g.kind === "commit"
         ? `commit ${(g.to_ref ?? "").slice(0, 7)} "${g.summary ?? ""}"${
           g.branch !== null ? ` on ${g.branch}` : ""

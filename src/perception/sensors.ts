@@ -9,14 +9,10 @@
  */
 import type { Logger } from "../core/log.ts";
 import type { HookEvent } from "../model/agent_records.ts";
-import { transaction } from "../store/database.ts";
-import type { DatabaseSync } from "../store/database.ts";
-import {
-  getProjectState,
-  insertFileChange,
-  insertGitMove,
-  saveProjectState,
-} from "../store/perception_store.ts";
+import { type DatabaseSync, transaction } from "../store/database.ts";
+import { insertFileChange } from "../store/perception/file_changes.ts";
+import { insertGitMove } from "../store/perception/git_moves.ts";
+import { getProjectState, saveProjectState } from "../store/perception/project_state.ts";
 import { attributeChanges } from "./attribution.ts";
 import { type FileChangeEvent, type ProjectWatcher, watchProject } from "./file_watcher.ts";
 import { type GitState, pollGit } from "./git_state.ts";

@@ -17,7 +17,9 @@ import {
   sqliteFiles,
 } from "../core/private_files.ts";
 import { type Migration, MIGRATIONS } from "./migrations.ts";
+import { numberColumn, RowReader } from "./rows.ts";
 import { isBusyError, isCorruptionError } from "./sqlite_errors.ts";
+import { prepared } from "./statements.ts";
 
 export { isBusyError, isCorruptionError };
 
@@ -107,15 +109,35 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   return db;
 }
 
+const MAIN_FILE = new RowReader<{ file: string }>("database file", { file: "text" });
+
+/**
+ * The file of a store connection; undefined for an in-memory store.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase, storeFilePath } from "./database.ts";
+ * storeFilePath(openDatabase(":memory:")); // undefined
+ * ```
+ */
+export function storeFilePath(db: DatabaseSync): string | undefined {
+  const file = MAIN_FILE.optional(
+    prepared(db, "SELECT file FROM pragma_database_list WHERE name = 'main'").get(),
+  )?.file ?? "";
+  return file === "" || file === ":memory:" ? undefined : file;
+}
+
 /** The versions of every migration applied to `db`, ascending. */
 export function appliedMigrations(db: DatabaseSync): number[] {
+  // Not cached: a migration changes the schema under its own check, and this runs once per open.
   const exists = db.prepare(
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
   ).get();
   if (exists === undefined) return [];
-  return (db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as Array<
-    { version: number }
-  >).map((row) => row.version);
+  return numberColumn(
+    db.prepare("SELECT version FROM schema_migrations ORDER BY version").all(),
+    "version",
+  );
 }
 
 /** The highest migration version applied to `db` (0 for a new file). */

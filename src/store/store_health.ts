@@ -16,8 +16,7 @@
  */
 import { dirname, join } from "node:path";
 import { PRIVATE_FILE_MODE } from "../core/private_files.ts";
-import { type DatabaseSync, isCorruptionError } from "./database.ts";
-import { storeFilePath } from "./docs_integrity.ts";
+import { type DatabaseSync, isCorruptionError, storeFilePath } from "./database.ts";
 
 /** The health file's name, in the folder of the store. */
 export const STORE_HEALTH_FILE = "store-health.json";

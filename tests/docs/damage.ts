@@ -1,7 +1,7 @@
 /** Real damage to a real store's files, for the verification and repair tests. */
 import { join } from "node:path";
 import { type DatabaseSync, transaction } from "../../src/store/database.ts";
-import { rotatePack } from "../../src/store/docs_packs.ts";
+import { rotatePack } from "../../src/store/docs/packs.ts";
 
 /** A stored chunk of a content, and where its bytes are. */
 export interface StoredChunkRow {

@@ -306,9 +306,8 @@ Deno.test("a grep whose time limit passes answers timeout (504) over HTTP", asyn
     });
     const handler = createHandler({
       guard: LOOPBACK,
-      takeHook: (delivery) => takeHookDelivery(db, delivery),
-      catalog,
-      services,
+      hooks: { take: (delivery) => takeHookDelivery(db, delivery) },
+      ops: { catalog, services },
       events,
     });
     const post = async (id: string, args: Json) => {

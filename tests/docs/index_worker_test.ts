@@ -5,8 +5,8 @@ import { ingestPath } from "../../src/docs/doc_ingest.ts";
 import { vectorToBytes } from "../../src/docs/embedder.ts";
 import { HashedEmbedder } from "../../src/docs/hashed_embedder.ts";
 import { IndexWorker } from "../../src/docs/index_worker.ts";
-import { documentsNeedingVectors } from "../../src/store/docs_documents.ts";
-import { vectorCount } from "../../src/store/docs_vectors.ts";
+import { documentsNeedingVectors } from "../../src/store/docs/documents.ts";
+import { vectorCount } from "../../src/store/docs/vectors.ts";
 import { embeddingPieces } from "../../src/docs/doc_index.ts";
 
 Deno.test("the embedding worker computes exactly the main thread's vectors", async () => {

@@ -9,13 +9,13 @@ import {
   deleteUnreferencedChunks,
   insertChunk,
   readChunk,
-} from "../../src/store/docs_chunks.ts";
+} from "../../src/store/docs/chunks.ts";
 import {
   currentPackNumber,
   listPackFiles,
   PACK_MIN_BYTES,
   PACK_ROTATE_BYTES,
-} from "../../src/store/docs_packs.ts";
+} from "../../src/store/docs/packs.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openHarness, writeTree } from "./harness.ts";
 

@@ -3,8 +3,8 @@ import { vectorToBytes } from "../../src/docs/embedder.ts";
 import { HashedEmbedder } from "../../src/docs/hashed_embedder.ts";
 import { VectorIndex } from "../../src/docs/vector_index.ts";
 import { openDatabase, transaction } from "../../src/store/database.ts";
-import { bumpCounter } from "../../src/store/docs_statements.ts";
-import { deleteVectors, insertVector } from "../../src/store/docs_vectors.ts";
+import { bumpCounter } from "../../src/store/docs/state.ts";
+import { deleteVectors, insertVector } from "../../src/store/docs/vectors.ts";
 
 Deno.test("the vector index finds the closest document, loads new rows, and reloads after removals", () => {
   const db = openDatabase(":memory:");

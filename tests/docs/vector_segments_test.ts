@@ -21,7 +21,7 @@ import {
   insertVector,
   vectorsAfter,
   vectorSegments,
-} from "../../src/store/docs_vectors.ts";
+} from "../../src/store/docs/vectors.ts";
 
 const embedder = new HashedEmbedder();
 const WORDS = ("sqlite vector index column segment merge seal tail query search document store " +

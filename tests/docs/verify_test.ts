@@ -10,9 +10,9 @@ import { resolvePaths } from "../../src/core/config.ts";
 import { sha256Hex } from "../../src/docs/content_hash.ts";
 import { CorruptContentError, readContent } from "../../src/docs/content_store.ts";
 import { verifyStore } from "../../src/docs/doc_verify.ts";
-import { closeDocsIndex, docsIndex, docsIndexFile } from "../../src/store/docs_fts.ts";
-import { openMessageIndex } from "../../src/store/message_index.ts";
-import { messageIndexPath } from "../../src/store/message_index_schema.ts";
+import { closeDocsIndex, docsIndex, docsIndexFile } from "../../src/store/docs/search_index.ts";
+import { openMessageIndex } from "../../src/store/agent/message_index.ts";
+import { messageIndexPath } from "../../src/store/agent/schema.ts";
 import {
   chunksOfContent,
   corruptInlineChunk,

@@ -4,8 +4,9 @@
  */
 import { resolvePaths } from "../../src/core/config.ts";
 import { EventBus } from "../../src/server/event_bus.ts";
+import type { OpsAccess } from "../../src/http/context.ts";
 import type { GuardOptions } from "../../src/http/guard.ts";
-import { createHandler, type Handler, type HandlerDependencies } from "../../src/http/handler.ts";
+import { createHandler, type Handler, type HttpContext } from "../../src/http/handler.ts";
 import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
@@ -22,10 +23,12 @@ export interface HandlerFixture {
   home: AgentHome;
   /** The services the operations use. */
   services: Services;
+  /** The catalog and services the handler serves. */
+  ops: OpsAccess;
   /** The live-event bus. */
   events: EventBus;
   /** Builds another handler over the same store with other options. */
-  with(overrides: Partial<HandlerDependencies>): Handler;
+  with(overrides: Partial<HttpContext>): Handler;
   /** Closes the store and removes the home. */
   close(): Promise<void>;
 }
@@ -41,17 +44,18 @@ export async function handlerFixture(): Promise<HandlerFixture> {
   const services = vantageServices({ ...resolvePaths(home.dataHome), userHome: home.home });
   const db = services.get(DATABASE);
   const events = new EventBus();
-  const base: HandlerDependencies = {
+  const ops: OpsAccess = { catalog: builtinCatalog({ naming: VANTAGE_NAMING }), services };
+  const base: HttpContext = {
     guard: LOOPBACK,
-    takeHook: (delivery) => takeHookDelivery(db, delivery),
-    catalog: builtinCatalog({ naming: VANTAGE_NAMING }),
-    services,
+    hooks: { take: (delivery) => takeHookDelivery(db, delivery) },
+    ops,
     events,
   };
   return {
     handler: createHandler(base),
     home,
     services,
+    ops,
     events,
     with: (overrides) => createHandler({ ...base, ...overrides }),
     close: async () => {

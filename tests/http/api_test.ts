@@ -95,7 +95,7 @@ Deno.test("API routes over the catalog", async (t) => {
           }),
         );
         assert.equal(text.status, 415);
-        const small = fixture.with({ bodyLimit: 64 });
+        const small = fixture.with({ ops: { ...fixture.ops, bodyLimit: 64 } });
         const big = await small(
           postJson("/api/ops/agent.search_sessions", { query: "x".repeat(500) }),
         );

@@ -328,8 +328,10 @@ Deno.test("HTTP input limits: bad input is a 4xx naming what was wrong", async (
         error: (message, fields) => lines.push(`${message} ${JSON.stringify(fields)}`),
       };
       const broken = fixture.with({
-        takeHook: () => {
-          throw new Error("the disk is on fire");
+        hooks: {
+          take: () => {
+            throw new Error("the disk is on fire");
+          },
         },
         log,
       });

@@ -43,7 +43,7 @@ async function store(): Promise<Store> {
     handler: (guard = LOOPBACK, bodyLimit) =>
       createHandler({
         guard,
-        takeHook: () => ({ stored: false, duplicate: false, reason: "no hooks here" }),
+        hooks: { take: () => ({ stored: false, duplicate: false, reason: "no hooks here" }) },
         dashboard: false,
         otlp: {
           take: (signal, body, encoding) => takeOtlpExport(db, signal, body, encoding),
@@ -348,7 +348,7 @@ Deno.test("OTLP: content types, encodings and methods OTLP does not define are r
     assert.equal(get.headers.get("allow"), "POST");
     const none = createHandler({
       guard: LOOPBACK,
-      takeHook: () => ({ stored: false, duplicate: false, reason: "" }),
+      hooks: { take: () => ({ stored: false, duplicate: false, reason: "" }) },
     });
     assert.equal((await none(post("/v1/traces", example("trace.json"), JSON_TYPE))).status, 503);
     assert.equal(Object.values(s.rows()).reduce((a, b) => a + b, 0), 0);

@@ -8,8 +8,9 @@ import { createLogger } from "../../src/core/log.ts";
 import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { type DatabaseSync, openDatabase, writing } from "../../src/store/database.ts";
-import { activeAnomalies } from "../../src/store/perception_store.ts";
-import { recordToolOutcomes, type ToolOutcomeInput } from "../../src/store/tool_outcomes.ts";
+import { activeAnomalies } from "../../src/store/perception/anomalies.ts";
+import type { ToolOutcome as ToolOutcomeInput } from "../../src/model/agent_records.ts";
+import { recordToolOutcomes } from "../../src/store/agent/tool_outcomes.ts";
 
 const SESSION = "01a2324c-0000-7000-8000-000000000001";
 const START = Date.parse("2026-12-01T15:49:33.000Z");

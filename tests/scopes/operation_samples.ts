@@ -14,8 +14,8 @@ import type { AgentHome } from "../helpers/agent_home.ts";
 import { runVantage } from "../helpers/cli.ts";
 import { startServe } from "../helpers/serve_process.ts";
 import { FIXTURES } from "../helpers/transcript_fixtures.ts";
-import { indexedTo } from "../../src/store/message_index.ts";
-import { messageIndexPath } from "../../src/store/message_index_schema.ts";
+import { indexedTo } from "../../src/store/agent/message_index.ts";
+import { messageIndexPath } from "../../src/store/agent/schema.ts";
 
 /** What the samples point at: the document root and the seeded targets. */
 export interface SampleContext {

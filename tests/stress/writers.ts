@@ -12,7 +12,7 @@ import { permissionFlags } from "../../src/core/permissions.ts";
 import { catchUpDocsIndex } from "../../src/docs/doc_index.ts";
 import { readContent } from "../../src/docs/content_store.ts";
 import { openDatabase } from "../../src/store/database.ts";
-import { closeDocsIndex, docsIndex } from "../../src/store/docs_fts.ts";
+import { closeDocsIndex, docsIndex } from "../../src/store/docs/search_index.ts";
 import type { AgentHome } from "../helpers/agent_home.ts";
 import { runVantage } from "../helpers/cli.ts";
 import type { McpProcess } from "../helpers/mcp_process.ts";

@@ -77,12 +77,12 @@ Deno.test("every kind an operation raises maps the same on HTTP, MCP and the CLI
   const services = new Services();
   const handler = createHandler({
     guard: LOOPBACK,
-    takeHook: () => {
-      throw new Error("no hooks here");
+    hooks: {
+      take: () => {
+        throw new Error("no hooks here");
+      },
     },
-    catalog,
-    services,
-    scopes: ["kinds:run"],
+    ops: { catalog, services, scopes: ["kinds:run"] },
     dashboard: false,
   });
   let rpcId = 0;

@@ -3,6 +3,10 @@
  * small time budget, or leave it in the spool. Whatever happens, the agent
  * is not held up and nothing valid is lost.
  *
+ * The payload goes to the server exactly as the agent wrote it, unparsed:
+ * the server parses it once. Only a payload about to be spooled is parsed
+ * here, so that nothing but a JSON object waits in the spool.
+ *
  * @module
  */
 import { appendToSpool, type SpoolEntry } from "./spool.ts";
@@ -37,6 +41,37 @@ export interface DeliveryOutcome {
   reason?: string;
   /** Nothing listens at the server's address (as opposed to a slow or failing server). */
   unreachable?: boolean;
+  /** Not spooled because it is not a JSON object (`reason` says how). */
+  invalid?: boolean;
+  /** The payload's `hook_event_name`, when it was read for spooling. */
+  hookEventName?: string;
+}
+
+/** A payload checked before it is spooled: its event name, or why it cannot wait there. */
+export type SpoolCheck = { ok: true; hookEventName?: string } | { ok: false; reason: string };
+
+/**
+ * Whether a payload may wait in the spool (it is a JSON object), and the
+ * event name it carries.
+ *
+ * @example
+ * ```ts
+ * checkSpoolable('{"hook_event_name":"SessionStart"}'); // { ok: true, hookEventName: "SessionStart" }
+ * checkSpoolable("[1]"); // { ok: false, reason: "payload is not a JSON object" }
+ * ```
+ */
+export function checkSpoolable(payload: string): SpoolCheck {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch (error) {
+    return { ok: false, reason: `payload is not JSON (${(error as Error).message})` };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { ok: false, reason: "payload is not a JSON object" };
+  }
+  const name = (parsed as Record<string, unknown>).hook_event_name;
+  return typeof name === "string" ? { ok: true, hookEventName: name } : { ok: true };
 }
 
 /** Sends the payload to the server, falling back to the spool. */
@@ -92,6 +127,10 @@ export async function deliverHook(request: DeliveryRequest): Promise<DeliveryOut
       ? `server did not answer within ${request.timeoutMs} ms`
       : `server not reachable (${error instanceof Error ? error.message : error})`;
   }
+  const check = checkSpoolable(request.payload);
+  if (!check.ok) return { delivered: false, spooled: false, invalid: true, reason: check.reason };
   await appendToSpool(request.spoolPath, entry);
-  return { delivered: false, spooled: true, reason, unreachable };
+  const outcome: DeliveryOutcome = { delivered: false, spooled: true, reason, unreachable };
+  if (check.hookEventName !== undefined) outcome.hookEventName = check.hookEventName;
+  return outcome;
 }

@@ -7,13 +7,13 @@
  * A tool result whose payload carries no exit status (Codex sends a
  * command's bare output) takes the outcome a transcript recorded for the
  * same call, when one has been recorded; otherwise it is stored unknown and
- * completed when the transcript records it (`src/store/tool_outcomes.ts`).
+ * completed when the transcript records it (`src/store/agent/tool_outcomes.ts`).
  *
  * @module
  */
 import type { DatabaseSync } from "../../store/database.ts";
-import { insertHookEvent } from "../../store/agent_writes.ts";
-import { findToolOutcome } from "../../store/tool_outcomes.ts";
+import { insertHookEvent } from "../../store/agent/events.ts";
+import { findToolOutcome } from "../../store/agent/tool_outcomes.ts";
 import { excerpt } from "../../core/limits.ts";
 import { envelopeProblem } from "./hook_limits.ts";
 import { normalizeHookPayload } from "./hook_normalizer.ts";

@@ -261,6 +261,11 @@ function detectFailure(resp: unknown): Failure | undefined {
   return undefined;
 }
 
+/** The tool call's input in a payload of any agent (an object, or Copilot's JSON string). */
+export function toolInputOf(p: UnknownRecord): unknown {
+  return p.tool_input ?? p.toolArgs ?? p.toolInput ?? p.tool_args ?? p.params ?? p.arguments;
+}
+
 function modelOf(p: UnknownRecord): string | undefined {
   const model = p.model;
   if (typeof model === "string") return str(model);
@@ -355,8 +360,7 @@ function normalize(
   const toolUseId = pickStr(p, "tool_use_id", "toolUseId", "tool_call_id", "toolCallId", "call_id");
   if (toolUseId !== undefined) event.tool_use_id = toolUseId;
 
-  const toolInput = p.tool_input ?? p.toolArgs ?? p.toolInput ?? p.tool_args ?? p.params ??
-    p.arguments;
+  const toolInput = toolInputOf(p);
   if (toolName !== undefined && toolInput !== undefined) {
     const target = toolTarget(toolName, toolInput);
     if (target.file_path !== undefined) event.file_path = target.file_path;

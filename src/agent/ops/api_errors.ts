@@ -10,14 +10,32 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { apiErrorSummary } from "../../store/telemetry_reads.ts";
-import { agentContext, agentSourceSchema, clamp, iso, READ_ONLY } from "./common.ts";
-import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
-import { bucketMinSchema, ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";
+import { apiErrorSummary } from "../../store/telemetry/api_errors.ts";
+import { agentContext, clamp, iso, READ_ONLY } from "./common.ts";
+import { windowEnd } from "./dashboard_window.ts";
+import {
+  bucketMinSchema,
+  ms,
+  NO_TELEMETRY_NOTE,
+  telemetryRecordFields,
+  telemetryScope,
+  telemetryWindowInput,
+} from "./telemetry_window.ts";
 
 function rate(errors: number, calls: number): number | null {
   return errors + calls === 0 ? null : Math.round((errors / (errors + calls)) * 10_000) / 10_000;
 }
+
+/** One API error as the answer lists it. */
+const apiErrorSchema = z.object({
+  ...telemetryRecordFields,
+  model: z.string().nullable(),
+  status_code: z.number().nullable(),
+  error: z.string().nullable(),
+  attempt: z.number().nullable(),
+  request_id: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+});
 
 /** The `agent.api_errors` operation. */
 export const apiErrorsOperation: Operation = defineOperation({
@@ -26,10 +44,8 @@ export const apiErrorsOperation: Operation = defineOperation({
   description:
     "Model API errors (OpenTelemetry): error rate per bucket, counts per HTTP status, latest errors.",
   input: z.object({
-    since_min: sinceMinSchema(1440),
-    until_min: untilMinSchema,
+    ...telemetryWindowInput,
     bucket_min: bucketMinSchema,
-    agent_source: agentSourceSchema,
     limit: clampedInt(0, 100).default(20).describe("Recent errors listed"),
   }),
   output: z.object({
@@ -46,17 +62,7 @@ export const apiErrorsOperation: Operation = defineOperation({
       error_rate: z.number().nullable(),
     })),
     by_status: z.array(z.object({ status_code: z.number().nullable(), errors: z.number().int() })),
-    recent: z.array(z.object({
-      at: z.string(),
-      agent: z.string(),
-      session_id: z.string(),
-      model: z.string().nullable(),
-      status_code: z.number().nullable(),
-      error: z.string().nullable(),
-      attempt: z.number().nullable(),
-      request_id: z.string().nullable(),
-      duration_ms: z.number().nullable(),
-    })),
+    recent: z.array(apiErrorSchema),
     note: z.string().optional(),
   }),
   scopes: ["agent:read"],
@@ -66,7 +72,7 @@ export const apiErrorsOperation: Operation = defineOperation({
     const scope = telemetryScope(ctx, input, 1440);
     const summary = apiErrorSummary(
       ctx.db,
-      { since: scope.window.since, until: scope.window.until, agents: scope.agents },
+      scope.telemetry,
       scope.bucketMin * 60_000,
       clamp(input.limit, 0, 100, 20),
     );

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { OperationFailure } from "../../core/errors.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../../model/agent_records.ts";
-import { getSession, latestSessionFor, type SessionRow } from "../../store/agent_reads.ts";
+import { getSession, latestSessionFor, type SessionRow } from "../../store/agent/sessions.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import type { OperationContext } from "../../ops/operation.ts";
 import { CLOCK, CWD, DATABASE } from "../../ops/service_keys.ts";

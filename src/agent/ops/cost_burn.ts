@@ -16,7 +16,7 @@ import {
   costBuckets,
   mostExpensiveCalls,
   outsideTranscriptCost,
-} from "../../store/telemetry_reads.ts";
+} from "../../store/telemetry/cost.ts";
 import {
   agentContext,
   agentSourceSchema,

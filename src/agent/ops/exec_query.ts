@@ -10,8 +10,8 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { VantageError } from "../../core/errors.ts";
-import { QUERY_TABLES, queryTableScopes, readableTables } from "../../store/query_tables.ts";
-import { DEFAULT_QUERY_TIMEOUT_MS } from "../../store/readonly_query.ts";
+import { QUERY_TABLES, queryTableScopes, readableTables } from "../../store/query/query_tables.ts";
+import { DEFAULT_QUERY_TIMEOUT_MS } from "../../store/query/readonly_query.ts";
 import { type Caller, defineOperation, type Operation, scopeGranted } from "../../ops/operation.ts";
 import { DATABASE, QUERY_RUNNER } from "../../ops/service_keys.ts";
 import { clamp, READ_ONLY } from "./common.ts";

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { buildSnapshot, renderContext } from "../../perception/mod.ts";
-import { latestSessionFor } from "../../store/agent_reads.ts";
+import { latestSessionFor } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, READ_ONLY, resolveSession } from "./common.ts";
 import {

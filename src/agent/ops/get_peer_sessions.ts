@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { AGENT_NAMES } from "../../model/agent_records.ts";
-import { listSessions, recentMessages } from "../../store/agent_reads.ts";
+import { recentMessages } from "../../store/agent/messages.ts";
+import { listSessions } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   agentContext,

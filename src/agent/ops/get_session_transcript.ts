@@ -7,12 +7,8 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import {
-  getSession,
-  type SessionRow,
-  sessionsByPrefix,
-  transcriptPage,
-} from "../../store/agent_reads.ts";
+import { transcriptPage } from "../../store/agent/messages.ts";
+import { getSession, type SessionRow, sessionsByPrefix } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, clamp, cutText, iso, READ_ONLY } from "./common.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";

@@ -9,10 +9,17 @@
  */
 import { z } from "zod";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { modelLatency, type PercentileRow } from "../../store/telemetry_reads.ts";
-import { agentContext, agentSourceSchema, iso, READ_ONLY } from "./common.ts";
-import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
-import { bucketMinSchema, ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";
+import { modelLatency } from "../../store/telemetry/model_calls.ts";
+import type { PercentileRow } from "../../store/telemetry/window.ts";
+import { agentContext, iso, READ_ONLY } from "./common.ts";
+import { windowEnd } from "./dashboard_window.ts";
+import {
+  bucketMinSchema,
+  ms,
+  NO_TELEMETRY_NOTE,
+  telemetryScope,
+  telemetryWindowInput,
+} from "./telemetry_window.ts";
 
 const pointSchema = z.object({
   bucket: z.number().describe("Bucket start, epoch ms"),
@@ -31,10 +38,8 @@ export const latencyOperation: Operation = defineOperation({
   description:
     "Model latency (OpenTelemetry): p50/p95 duration and time to first token per model and bucket.",
   input: z.object({
-    since_min: sinceMinSchema(1440),
-    until_min: untilMinSchema,
+    ...telemetryWindowInput,
     bucket_min: bucketMinSchema,
-    agent_source: agentSourceSchema,
     model: z.string().optional().describe("Only this model"),
   }),
   output: z.object({
@@ -58,8 +63,7 @@ export const latencyOperation: Operation = defineOperation({
   run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);
-    const window = { since: scope.window.since, until: scope.window.until, agents: scope.agents };
-    const rows = modelLatency(ctx.db, window, scope.bucketMin * 60_000);
+    const rows = modelLatency(ctx.db, scope.telemetry, scope.bucketMin * 60_000);
     const pick = (list: PercentileRow[], key: string, bucket: number) =>
       list.find((r) => r.key === key && r.bucket === bucket);
     const names = [...new Set(rows.calls.map((r) => r.key))]

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import { anomalyFacets, anomalyFeed } from "../../store/dashboard_reads.ts";
+import { anomalyFacets, anomalyFeed } from "../../store/perception/anomalies.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
 import { resolveWindow, sinceMinSchema } from "./dashboard_window.ts";

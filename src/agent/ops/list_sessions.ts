@@ -14,8 +14,7 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { PATH_MAX_CHARS } from "../../core/limits.ts";
-import { subagentsOf, subagentTotals } from "../../store/agent_reads.ts";
-import { listSessionsFiltered } from "../../store/dashboard_reads.ts";
+import { listSessionsFiltered, subagentsOf, subagentTotals } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   agentContext,

@@ -7,15 +7,11 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import {
-  activeSessionsByAgent,
-  latestBuildPerProject,
-  openAnomalyCounts,
-  sessionsStartedSince,
-  toolCallTotals,
-  unpricedModels,
-  usageTotals,
-} from "../../store/dashboard_reads.ts";
+import { toolCallTotals } from "../../store/agent/session_activity.ts";
+import { activeSessionsByAgent, sessionsStartedSince } from "../../store/agent/sessions.ts";
+import { unpricedModels, usageTotals } from "../../store/agent/usage.ts";
+import { openAnomalyCounts } from "../../store/perception/anomalies.ts";
+import { latestBuildPerProject } from "../../store/perception/build_runs.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
 import { resolveWindow, sinceMinSchema } from "./dashboard_window.ts";

@@ -12,15 +12,14 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
+import { type MessageRow, searchMessagesBySubstring } from "../../store/agent/messages.ts";
 import {
   getSession,
   listSessions,
-  type MessageRow,
-  searchMessagesBySubstring,
   type SessionRow,
   subagentsOf,
-} from "../../store/agent_reads.ts";
-import { searchMessagesByTerms } from "../../store/message_index.ts";
+} from "../../store/agent/sessions.ts";
+import { searchMessagesByTerms } from "../../store/agent/message_index.ts";
 import { MESSAGE_INDEX } from "../../ops/service_keys.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import type { SessionRow } from "../../store/agent_reads.ts";
+import type { SessionRow } from "../../store/agent/sessions.ts";
 import { ago, isoOrNull } from "./common.ts";
 
 /** Schema of one session entry. */

@@ -20,17 +20,13 @@ import {
   sessionsByPrefix,
   subagentsOf,
   subagentTotals,
-} from "../../store/agent_reads.ts";
-import {
-  anomalyFeed,
-  buildRunsBetween,
-  sessionFileChanges,
-  sessionUsage,
-  type TimelineEventRow,
-  timelineEvents,
-  type TimelineMessageRow,
-  timelineMessages,
-} from "../../store/dashboard_reads.ts";
+} from "../../store/agent/sessions.ts";
+import { type TimelineEventRow, timelineEvents } from "../../store/agent/events.ts";
+import { type TimelineMessageRow, timelineMessages } from "../../store/agent/messages.ts";
+import { sessionUsage } from "../../store/agent/usage.ts";
+import { anomalyFeed } from "../../store/perception/anomalies.ts";
+import { buildRunsBetween } from "../../store/perception/build_runs.ts";
+import { sessionFileChanges } from "../../store/perception/file_changes.ts";
 import { OperationFailure } from "../../core/errors.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, clamp, cutText, durationMin, iso, READ_ONLY } from "./common.ts";

@@ -6,22 +6,18 @@
  * @module
  */
 import { z } from "zod";
+import { recentToolEvents, toolCountsFromEvents } from "../../store/agent/events.ts";
 import {
   lastPrompt,
   recentFiles,
-  recentToolEvents,
-  type SessionRow,
-  toolCountsFromEvents,
   toolCountsFromMessages,
-} from "../../store/agent_reads.ts";
-import {
-  activeAnomalies,
-  fileChangesSince,
-  getProjectState,
-  gitMovesSince,
-  latestBuildRuns,
-  projectRootFor,
-} from "../../store/perception_store.ts";
+} from "../../store/agent/session_activity.ts";
+import type { SessionRow } from "../../store/agent/sessions.ts";
+import { activeAnomalies } from "../../store/perception/anomalies.ts";
+import { latestBuildRuns } from "../../store/perception/build_runs.ts";
+import { fileChangesSince } from "../../store/perception/file_changes.ts";
+import { gitMovesSince } from "../../store/perception/git_moves.ts";
+import { getProjectState, projectRootFor } from "../../store/perception/project_state.ts";
 import { type AgentContext, ago, cutText, durationMin, iso, isoOrNull } from "./common.ts";
 
 /** Minutes after which a build failure is reported as stale. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { SessionRow, SubagentTotals } from "../../store/agent_reads.ts";
+import type { SessionRow, SubagentTotals } from "../../store/agent/sessions.ts";
 import { durationMin, isoOrNull } from "./common.ts";
 
 /** Schema of a session's counters. */

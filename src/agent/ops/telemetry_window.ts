@@ -6,15 +6,30 @@
  * @module
  */
 import { z } from "zod";
-import type { AgentContext } from "./common.ts";
-import { resolveAgentFilter } from "./common.ts";
-import { resolveWindow, type TimeWindow } from "./dashboard_window.ts";
+import type { TelemetryWindow } from "../../store/telemetry/window.ts";
+import { type AgentContext, agentSourceSchema, resolveAgentFilter } from "./common.ts";
+import {
+  resolveWindow,
+  sinceMinSchema,
+  type TimeWindow,
+  untilMinSchema,
+} from "./dashboard_window.ts";
 import { chooseBucketMin } from "./usage_timeseries.ts";
 
 /** Schema of `bucket_min`. */
 export const bucketMinSchema: z.ZodOptional<z.ZodNumber> = z.number().int().optional().describe(
   "Bucket minutes (default: ~100 buckets)",
 );
+
+/**
+ * The arguments every windowed telemetry operation takes: the window (the last day unless
+ * given) and the agents whose telemetry counts.
+ */
+export const telemetryWindowInput = {
+  since_min: sinceMinSchema(1440),
+  until_min: untilMinSchema,
+  agent_source: agentSourceSchema,
+};
 
 /** A resolved window with its agent filter and bucket size. */
 export interface TelemetryScope {
@@ -26,6 +41,8 @@ export interface TelemetryScope {
   agents?: string[];
   /** Bucket size, minutes. */
   bucketMin: number;
+  /** The window and agents as the telemetry store reads them. */
+  telemetry: TelemetryWindow;
 }
 
 /** Resolves the window, agent filter and bucket size of a telemetry operation. */
@@ -37,14 +54,23 @@ export function telemetryScope(
   const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
   const window = resolveWindow(ctx.now, input.since_min, input.until_min, defaultMin);
   const end = Math.min(window.until, ctx.now);
+  const telemetry: TelemetryWindow = { since: window.since, until: window.until };
   const scope: TelemetryScope = {
     window,
     end,
     bucketMin: chooseBucketMin((end - window.since) / 60_000, input.bucket_min),
+    telemetry,
   };
-  if (filter.agents !== undefined) scope.agents = filter.agents;
+  if (filter.agents !== undefined) scope.agents = telemetry.agents = filter.agents;
   return scope;
 }
+
+/** The fields every listed telemetry record starts with: when, which agent, which session. */
+export const telemetryRecordFields = {
+  at: z.string(),
+  agent: z.string(),
+  session_id: z.string(),
+};
 
 /** The note of an answer built from no telemetry at all. */
 export const NO_TELEMETRY_NOTE =

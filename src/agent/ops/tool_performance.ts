@@ -10,15 +10,27 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { recentToolFailures, toolDurations, toolStats } from "../../store/telemetry/tool_calls.ts";
+import type { TelemetryWindow } from "../../store/telemetry/window.ts";
+import { agentContext, clamp, iso, READ_ONLY } from "./common.ts";
+import { windowEnd } from "./dashboard_window.ts";
 import {
-  recentToolFailures,
-  type TelemetryWindow,
-  toolDurations,
-  toolStats,
-} from "../../store/telemetry_reads.ts";
-import { agentContext, agentSourceSchema, clamp, iso, READ_ONLY } from "./common.ts";
-import { sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
-import { ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";
+  ms,
+  NO_TELEMETRY_NOTE,
+  telemetryRecordFields,
+  telemetryScope,
+  telemetryWindowInput,
+} from "./telemetry_window.ts";
+
+/** One failed tool call as the answer lists it. */
+const toolFailureSchema = z.object({
+  ...telemetryRecordFields,
+  tool: z.string().nullable(),
+  error_type: z.string().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  tool_use_id: z.string().nullable(),
+});
 
 /** The `agent.tool_performance` operation. */
 export const toolPerformanceOperation: Operation = defineOperation({
@@ -27,9 +39,7 @@ export const toolPerformanceOperation: Operation = defineOperation({
   description:
     "Tool performance (OpenTelemetry): calls, success rate, p50/p95 duration, trend; latest failures.",
   input: z.object({
-    since_min: sinceMinSchema(1440),
-    until_min: untilMinSchema,
-    agent_source: agentSourceSchema,
+    ...telemetryWindowInput,
     failures: clampedInt(0, 100).default(20).describe("Recent failures listed"),
   }),
   output: z.object({
@@ -51,16 +61,7 @@ export const toolPerformanceOperation: Operation = defineOperation({
         p95_change_pct: z.number().nullable(),
       }),
     })),
-    recent_failures: z.array(z.object({
-      at: z.string(),
-      agent: z.string(),
-      session_id: z.string(),
-      tool: z.string().nullable(),
-      error_type: z.string().nullable(),
-      error: z.string().nullable(),
-      duration_ms: z.number().nullable(),
-      tool_use_id: z.string().nullable(),
-    })),
+    recent_failures: z.array(toolFailureSchema),
     note: z.string().optional(),
   }),
   scopes: ["agent:read"],
@@ -68,11 +69,7 @@ export const toolPerformanceOperation: Operation = defineOperation({
   run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);
-    const window: TelemetryWindow = {
-      since: scope.window.since,
-      until: scope.window.until,
-      ...(scope.agents !== undefined ? { agents: scope.agents } : {}),
-    };
+    const window = scope.telemetry;
     const length = scope.end - scope.window.since;
     const previous: TelemetryWindow = {
       ...window,

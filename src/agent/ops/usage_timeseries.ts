@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { usageBuckets } from "../../store/dashboard_reads.ts";
+import { usageBuckets } from "../../store/agent/usage.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, agentSourceSchema, READ_ONLY, resolveAgentFilter } from "./common.ts";
 import { resolveWindow, sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";

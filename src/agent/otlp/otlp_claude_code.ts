@@ -23,7 +23,7 @@ import type {
   ApiErrorInput,
   ModelCallInput,
   ToolCallInput,
-} from "../../store/telemetry_records.ts";
+} from "../../model/telemetry_records.ts";
 import { storedText } from "./otlp_context.ts";
 import type { EventRecord, SpanRecord } from "./otlp_records.ts";
 import { attrBoolean, attrCount, attrNumber, attrString } from "./otlp_values.ts";

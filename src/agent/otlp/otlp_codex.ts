@@ -7,8 +7,9 @@
  * `tool_result` (`call_id`, `duration_ms`, `success`) a tool call.
  *
  * Codex names no request id its rollout also has, so a Codex model call is
- * matched to its transcript by session only (telemetry_writes.ts): a session
- * whose rollout was read counts the rollout's figures.
+ * matched to its transcript by session only (see the store's
+ * telemetry/model_calls.ts): a session whose rollout was read counts the
+ * rollout's figures.
  *
  * @module
  */
@@ -16,7 +17,7 @@ import type {
   ApiErrorInput,
   ModelCallInput,
   ToolCallInput,
-} from "../../store/telemetry_records.ts";
+} from "../../model/telemetry_records.ts";
 import { assign } from "./otlp_claude_code.ts";
 import { storedText } from "./otlp_context.ts";
 import type { EventRecord } from "./otlp_records.ts";

@@ -18,7 +18,7 @@ import type {
   TelemetryBatch,
   TelemetryOrigin,
   TelemetrySessionInput,
-} from "../../store/telemetry_records.ts";
+} from "../../model/telemetry_records.ts";
 import { type Attributes, attrString } from "./otlp_values.ts";
 
 /** The agent name of GenAI applications that are none of the four agents. */

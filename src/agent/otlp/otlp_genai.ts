@@ -17,7 +17,7 @@ import type {
   ApiErrorInput,
   ModelCallInput,
   ToolCallInput,
-} from "../../store/telemetry_records.ts";
+} from "../../model/telemetry_records.ts";
 import { assign } from "./otlp_claude_code.ts";
 import { storedText } from "./otlp_context.ts";
 import type { SpanRecord } from "./otlp_records.ts";

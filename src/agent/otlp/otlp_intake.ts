@@ -6,7 +6,10 @@
  * @module
  */
 import type { DatabaseSync } from "../../store/database.ts";
-import { storeTelemetryBatch, type TelemetryWriteCounts } from "../../store/telemetry_writes.ts";
+import {
+  storeTelemetryBatch,
+  type TelemetryWriteCounts,
+} from "../../store/telemetry/telemetry_batch.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
 import { decodeExport, type OtlpEncoding } from "./otlp_decode.ts";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { emptyTelemetryBatch, type TelemetryBatch } from "../../store/telemetry_records.ts";
+import { emptyTelemetryBatch, type TelemetryBatch } from "../../model/telemetry_records.ts";
 import { mapClaudeCodeEvent, mapClaudeCodeSpan } from "./otlp_claude_code.ts";
 import { mapCodexEvent } from "./otlp_codex.ts";
 import {

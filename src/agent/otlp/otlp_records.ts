@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TelemetryBatch, TelemetryOrigin } from "../../store/telemetry_records.ts";
+import type { TelemetryBatch, TelemetryOrigin } from "../../model/telemetry_records.ts";
 import type { Attributes } from "./otlp_values.ts";
 
 /** What spans and events share. */

@@ -14,7 +14,10 @@
  */
 import { statSync } from "node:fs";
 import type { DatabaseSync } from "../../store/database.ts";
-import { getTranscriptCursor, type TranscriptCursor } from "../../store/agent_writes.ts";
+import {
+  getTranscriptCursor,
+  type TranscriptCursor,
+} from "../../store/agent/transcript_cursors.ts";
 import { isOpenClawStorePath, OPENCLAW_STORE_NAME, OpenClawStoreReader } from "./openclaw_store.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { commitBatch, emptyCounts, type IngestCounts, ParsedBatch } from "./transcript_commit.ts";

@@ -6,17 +6,16 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../../store/database.ts";
-import { transaction } from "../../store/database.ts";
+import { type DatabaseSync, transaction } from "../../store/database.ts";
+import { insertMessages } from "../../store/agent/messages.ts";
+import { upsertSessionFacts } from "../../store/agent/sessions.ts";
 import {
-  insertMessages,
-  insertUsage,
   saveTranscriptCursor,
   type TranscriptCursor,
-  upsertSessionFacts,
-} from "../../store/agent_writes.ts";
-import { type CompletedToolEvent, recordToolOutcomes } from "../../store/tool_outcomes.ts";
-import { settleTelemetryCounts } from "../../store/telemetry_settle.ts";
+} from "../../store/agent/transcript_cursors.ts";
+import { insertUsage } from "../../store/agent/usage.ts";
+import { type CompletedToolEvent, recordToolOutcomes } from "../../store/agent/tool_outcomes.ts";
+import { settleTelemetryCounts } from "../../store/telemetry/settle.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
 import type {

@@ -9,7 +9,10 @@
  */
 import { statSync } from "node:fs";
 import type { DatabaseSync } from "../../store/database.ts";
-import { getTranscriptCursor, type TranscriptCursor } from "../../store/agent_writes.ts";
+import {
+  getTranscriptCursor,
+  type TranscriptCursor,
+} from "../../store/agent/transcript_cursors.ts";
 import { readJsonlLines } from "./jsonl_reader.ts";
 import { ingestOpenClawStore, isOpenClawStore } from "./openclaw_store_ingester.ts";
 import type { ModelPrice } from "../usage/pricing.ts";

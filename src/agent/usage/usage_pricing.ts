@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { repriceUsage } from "../../store/agent_writes.ts";
-import type { CallPrice, UsageInput } from "../../store/agent_records.ts";
+import { repriceUsage } from "../../store/agent/usage.ts";
+import type { CallPrice, CountedUsage } from "../../model/agent_records.ts";
 import { type DatabaseSync, transaction } from "../../store/database.ts";
 import { getStoreMeta, setStoreMeta } from "../../store/store_meta.ts";
 import { DEFAULT_PRICES, type ModelPrice, priceCall } from "./pricing.ts";
@@ -19,7 +19,7 @@ const FINGERPRINT_KEY = "usage_prices";
  * else the price table's; unpriced when no price fits its model.
  */
 export function callPrice(
-  record: UsageInput,
+  record: CountedUsage,
   overrides?: Readonly<Record<string, ModelPrice>>,
 ): CallPrice {
   if (record.reported_cost_usd !== undefined) {

@@ -8,15 +8,11 @@
  * @module
  */
 import type { DatabaseSync } from "../../store/database.ts";
-import { isLatestDocument, setVectorModel } from "../../store/docs_documents.ts";
-import {
-  clearIndexChanges,
-  docsIndexFile,
-  type IndexChange,
-  openDocsIndex,
-} from "../../store/docs_fts.ts";
-import { bumpCounter } from "../../store/docs_statements.ts";
-import { deleteVectors, insertVector } from "../../store/docs_vectors.ts";
+import { isLatestDocument, setVectorModel } from "../../store/docs/documents.ts";
+import { clearIndexChanges, docsIndexFile, openDocsIndex } from "../../store/docs/search_index.ts";
+import type { IndexChange } from "../../store/docs/search_index_apply.ts";
+import { bumpCounter } from "../../store/docs/state.ts";
+import { deleteVectors, insertVector } from "../../store/docs/vectors.ts";
 import {
   applyOwnChanges,
   EMBED_PIECE_CHARS,

@@ -7,7 +7,7 @@
  * @module
  */
 import { type DatabaseSync, transaction } from "../../store/database.ts";
-import { bumpCounter } from "../../store/docs_statements.ts";
+import { bumpCounter } from "../../store/docs/state.ts";
 import { collectGarbage, compactPacks } from "../content_store.ts";
 import { syncEmbedding } from "../embedding_config.ts";
 import { maintainVectorIndex } from "../vector_segments.ts";

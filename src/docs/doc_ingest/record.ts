@@ -8,11 +8,10 @@
  */
 import { basename, extname } from "node:path";
 import { type DatabaseSync, transaction } from "../../store/database.ts";
+import { addToCollection, inheritCollections } from "../../store/docs/collections.ts";
 import {
   addTags,
-  addToCollection,
   type DocumentRow,
-  inheritCollections,
   insertDocument,
   latestDocumentForPath,
   pathVersions,
@@ -20,7 +19,7 @@ import {
   setMetadata,
   setVectorModel,
   supersedeOtherVersions,
-} from "../../store/docs_documents.ts";
+} from "../../store/docs/documents.ts";
 import {
   MAX_IN_MEMORY_BYTES,
   putContent,

@@ -6,13 +6,13 @@
  * @module
  */
 import type { DatabaseSync } from "../../store/database.ts";
-import type { DocumentRow } from "../../store/docs_documents.ts";
+import type { DocumentRow } from "../../store/docs/documents.ts";
 import {
   addSnapshotMember,
   refreshSnapshotCount,
   snapshotExists,
   upsertSnapshot,
-} from "../../store/docs_snapshots.ts";
+} from "../../store/docs/snapshots.ts";
 import type { IngestOptions } from "./types.ts";
 
 /** Git facts about the added folder, recorded with the snapshot. */

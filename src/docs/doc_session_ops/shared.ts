@@ -10,7 +10,7 @@ import { findDocuments } from "../doc_read.ts";
 import { setPins, targetSession } from "../doc_sessions.ts";
 import { matchesGlob } from "../glob.ts";
 import type { DatabaseSync } from "../../store/database.ts";
-import { documentPathsAll } from "../../store/docs_documents.ts";
+import { documentPathsAll } from "../../store/docs/documents.ts";
 import { docsContext, globSchema, sessionNameSchema } from "../ops/shared.ts";
 import type { OperationContext } from "../../ops/operation.ts";
 

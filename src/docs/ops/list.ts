@@ -8,7 +8,7 @@ import { z } from "zod";
 import { describeDocument } from "../doc_read.ts";
 import { sessionScope } from "../doc_sessions.ts";
 import { matchesGlob } from "../glob.ts";
-import { listDocuments } from "../../store/docs_documents.ts";
+import { listDocuments } from "../../store/docs/document_listing.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   docsContext,

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { collectionRows } from "../../store/docs_documents.ts";
+import { collectionRows } from "../../store/docs/collections.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY } from "./shared.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { listSnapshots, snapshotCount } from "../../store/docs_snapshots.ts";
+import { listSnapshots, snapshotCount } from "../../store/docs/snapshots.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY } from "./shared.ts";
 

@@ -19,7 +19,7 @@ import {
 } from "../../../src/agent/transcripts/openclaw_store_ingester.ts";
 import { ingestTranscriptFile } from "../../../src/agent/transcripts/transcript_ingester.ts";
 import { detectAgentFromPath } from "../../../src/agent/transcripts/transcript_paths.ts";
-import { getTranscriptCursor } from "../../../src/store/agent_writes.ts";
+import { getTranscriptCursor } from "../../../src/store/agent/transcript_cursors.ts";
 import { openDatabase } from "../../../src/store/database.ts";
 import { findFiles, fixtureLines, FIXTURES } from "../../helpers/transcript_fixtures.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDatabase } from "../../../src/store/database.ts";
-import { docsIndex } from "../../../src/store/docs_fts.ts";
+import { docsIndex } from "../../../src/store/docs/search_index.ts";
 import { HashedEmbedder } from "../../../src/docs/hashed_embedder.ts";
 import { storeBatch } from "../../../src/docs/doc_ingest/batches.ts";
 import { Ingest, newReport } from "../../../src/docs/doc_ingest/ingest.ts";

@@ -1,0 +1,162 @@
+/**
+ * The daemon's hook pipeline: intake → perception → event bus. A delivery
+ * is checked and normalized once; the event and what perception records
+ * about it are stored in one write (a hook waits for the writer lock once,
+ * however busy the store is); then the transcript it names is pointed out
+ * to the tailer and the live events go out.
+ *
+ * @module
+ */
+import type { Logger } from "../core/log.ts";
+import {
+  awaitsToolOutcome,
+  type HookDelivery,
+  type IntakeResult,
+  type PreparedDelivery,
+  prepareHookDelivery,
+  storePreparedEvent,
+} from "../agent/hooks/hook_intake.ts";
+import type { HookEvent } from "../model/agent_records.ts";
+import { type DatabaseSync, savepoint, writing } from "../store/database.ts";
+import { noticeDamageIn } from "../store/store_health.ts";
+import { findToolOutcome } from "../store/agent/tool_outcomes.ts";
+import type { EventBus } from "./event_bus.ts";
+
+/**
+ * How long a live tool result without its outcome waits for the tailer to read the transcript
+ * its hook names, ms: well inside the hook's own 300 ms, as reading the few new lines takes a
+ * few ms.
+ */
+const OUTCOME_WAIT_MS = 120;
+
+/** What taking one delivery answers: the intake's result and what to tell the agent. */
+export type HookTaken = IntakeResult & { output?: unknown };
+
+/** What the pipeline asks of perception for each stored event. */
+export interface HookPerception {
+  /** Runs the rules on a stored event; the answer for the agent and the anomalies emitted. */
+  onHookEvent(event: HookEvent): { output?: unknown; emitted: number };
+}
+
+/** What the pipeline asks of the transcript tailer. */
+export interface TranscriptAccess {
+  /** A hook named this transcript: read it soon. */
+  notice(path: string): void;
+  /** Read this transcript now, waiting at most `waitMs`. */
+  readNow(path: string, waitMs: number): Promise<void>;
+}
+
+/** The hook pipeline of one daemon. */
+export interface HookPipeline {
+  /**
+   * Takes a live delivery (over HTTP). A tool result whose outcome only its transcript tells
+   * (Codex) first lets the tailer read that transcript, for a bounded time.
+   */
+  take(delivery: HookDelivery): Promise<HookTaken>;
+  /** Takes a spooled delivery at once: the tailer completes an outcome left unknown later. */
+  takeNow(delivery: HookDelivery): HookTaken;
+  /** Hooks stored since the pipeline started. */
+  readonly stored: number;
+  /** Connects the tailer (it starts after the spool is first replayed). */
+  attachTranscripts(access: TranscriptAccess): void;
+}
+
+/** What {@linkcode createHookPipeline} wires together. */
+export interface HookPipelineOptions {
+  /** The store. */
+  db: DatabaseSync;
+  /** The perception of stored events. */
+  perception: HookPerception;
+  /** Where live events go. */
+  events: EventBus;
+  /** Where failures are logged. */
+  log: Logger;
+  /** The data home, where damage met on a write is recorded. */
+  home: string;
+}
+
+/**
+ * Creates the pipeline; until {@linkcode HookPipeline.attachTranscripts}
+ * is called, transcripts are neither noticed nor read.
+ *
+ * @example
+ * ```ts ignore
+ * const pipeline = createHookPipeline({ db, perception, events, log, home });
+ * const taken = await pipeline.take(delivery);
+ * ```
+ */
+export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
+  const { db, perception, events, log, home } = options;
+  let transcripts: TranscriptAccess | undefined;
+  let stored = 0;
+
+  const storeWithPerception = (prepared: PreparedDelivery & { ok: true }): {
+    result: HookTaken;
+    emitted: number;
+  } => {
+    let emitted = 0;
+    try {
+      const result = writing(db, () => {
+        const taken: HookTaken = storePreparedEvent(db, prepared.delivery_id, prepared.event);
+        if (!taken.stored) return taken;
+        try {
+          // A failure here undoes only perception's own writes: the event is stored either way.
+          const answer = savepoint(db, () => perception.onHookEvent(taken.event));
+          if (answer.output !== undefined) taken.output = answer.output;
+          emitted = answer.emitted;
+        } catch (error) {
+          // Perception must never cost the agent its hook.
+          log.error("perception failed on a hook event", { error: String(error) });
+        }
+        return taken;
+      });
+      return { result, emitted };
+    } catch (error) {
+      noticeDamageIn(home, error);
+      throw error;
+    }
+  };
+
+  const publish = (event: HookEvent, emitted: number): void => {
+    if (event.transcript_path !== undefined) transcripts?.notice(event.transcript_path);
+    if (emitted > 0) events.publish("anomaly", { session_id: event.session_id, emitted });
+    stored++;
+    events.publish("hook", {
+      agent: event.agent,
+      session_id: event.session_id,
+      event_type: event.event_type,
+      ts: event.ts,
+      ...(event.project ?? event.cwd ? { project: event.project ?? event.cwd } : {}),
+      ...(event.tool_name !== undefined ? { tool_name: event.tool_name } : {}),
+      ...(event.success !== undefined ? { success: event.success } : {}),
+    });
+  };
+
+  const takePrepared = (prepared: PreparedDelivery): HookTaken => {
+    if (!prepared.ok) return { stored: false, duplicate: false, reason: prepared.reason };
+    const { result, emitted } = storeWithPerception(prepared);
+    if (result.stored) publish(result.event, emitted);
+    return result;
+  };
+
+  return {
+    async take(delivery) {
+      const prepared = prepareHookDelivery(delivery);
+      // Codex writes the exit code to its transcript just before the hook fires.
+      if (
+        transcripts !== undefined && prepared.ok && awaitsToolOutcome(prepared.event) &&
+        findToolOutcome(db, prepared.event.session_id, prepared.event.tool_use_id!) === undefined
+      ) {
+        await transcripts.readNow(prepared.event.transcript_path!, OUTCOME_WAIT_MS);
+      }
+      return takePrepared(prepared);
+    },
+    takeNow: (delivery) => takePrepared(prepareHookDelivery(delivery)),
+    get stored() {
+      return stored;
+    },
+    attachTranscripts(access) {
+      transcripts = access;
+    },
+  };
+}
