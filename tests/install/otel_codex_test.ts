@@ -3,7 +3,8 @@
  * exporters into a `config.toml` that already names a model provider, and
  * the real Codex CLI, run offline against the scripted Responses server
  * with nothing else set, exports its logs, traces and metrics to `serve`,
- * which reads its model calls (with the scripted tokens) and its tool call.
+ * which reads its model calls (with the scripted tokens) and its tool call;
+ * with its rollout tailed beside, the session counts each call once.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -38,6 +39,8 @@ Deno.test({
     const home = await makeAgentHome({ fixtures: false });
     const project = join(home.home, "work", "codex-otel");
     await Deno.mkdir(project, { recursive: true });
+    // The rollout folder exists before serve starts, so its transcript is tailed at once.
+    await Deno.mkdir(join(home.home, ".codex", "sessions"), { recursive: true });
     const server = await startServe(home);
     const model = startScriptedOpenAIServer([
       {
@@ -51,7 +54,6 @@ Deno.test({
     ]);
     try {
       const config = join(home.home, ".codex", "config.toml");
-      await Deno.mkdir(join(home.home, ".codex"), { recursive: true });
       await Deno.writeTextFile(
         config,
         `model = "gpt-5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n` +
@@ -94,6 +96,7 @@ Deno.test({
       let calls: Array<{ input_tokens: number; output_tokens: number }> = [];
       let tools: Array<{ tool_name: string; success: number | null }> = [];
       let signals: Array<{ spans: number; logs: number; points: number }> = [];
+      let sessions: Array<Record<string, number>> = [];
       while (Date.now() < deadline) {
         calls = query(
           home,
@@ -107,9 +110,18 @@ Deno.test({
              (SELECT count(*) FROM telemetry_logs WHERE agent = 'codex') AS logs,
              (SELECT count(*) FROM telemetry_metric_points) AS points`,
         );
+        sessions = query(
+          home,
+          `SELECT input_tokens, output_tokens, tool_calls,
+             (SELECT count(*) FROM usage u WHERE u.session_id = s.session_id
+               AND u.usage_key NOT LIKE 'otel:%') AS transcript_calls,
+             (SELECT count(*) FROM usage u WHERE u.usage_key LIKE 'otel:%') AS telemetry_calls
+           FROM sessions s WHERE agent = 'codex'`,
+        );
         const main = calls.filter((c) => c.input_tokens === 1000 || c.input_tokens === 1100);
         const [got] = signals;
-        if (main.length >= 2 && tools.length >= 1 && got.spans > 0 && got.points > 0) break;
+        const read = sessions.length === 1 && sessions[0].transcript_calls >= 2;
+        if (main.length >= 2 && tools.length >= 1 && got.spans > 0 && got.points > 0 && read) break;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       // Both scripted calls, with their tokens (a side request may add one of its own).
@@ -120,6 +132,14 @@ Deno.test({
       assert.deepEqual(tools, [{ tool_name: "exec_command", success: 1 }]);
       const [got] = signals;
       assert.ok(got.logs > 0 && got.spans > 0 && got.points > 0, JSON.stringify(got));
+      // Telemetry and rollout name the same session; the rollout counts, each call once.
+      assert.deepEqual(sessions, [{
+        input_tokens: 2100,
+        output_tokens: 25,
+        tool_calls: 1,
+        transcript_calls: 2,
+        telemetry_calls: 0,
+      }]);
     } finally {
       await model.close();
       await server.stop();
