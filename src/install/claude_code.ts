@@ -106,7 +106,7 @@ function settingsFile(environment: InstallEnvironment, options: InstallOptions):
     path,
     "json",
     "telemetry settings",
-    () => claudeCodeOtelPlan(otelTarget(environment)),
+    (removing) => claudeCodeOtelPlan(otelTarget(environment, removing)),
     options.otel === true,
   );
   const both = layeredFile(hooks, telemetry);

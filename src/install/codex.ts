@@ -69,7 +69,7 @@ function configFile(environment: InstallEnvironment, options: InstallOptions): M
     path,
     "toml",
     "telemetry settings",
-    () => codexOtelPlan(otelTarget(environment)),
+    (removing) => codexOtelPlan(otelTarget(environment, removing)),
     options.otel === true,
   );
   const both = layeredFile(server, telemetry);

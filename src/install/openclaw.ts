@@ -39,7 +39,7 @@ function configFile(environment: InstallEnvironment, options: InstallOptions): M
     path,
     "json5",
     "telemetry settings",
-    () => openclawOtelPlan(otelTarget(environment)),
+    (removing) => openclawOtelPlan(otelTarget(environment, removing)),
     options.otel === true,
   );
   const both = layeredFile(server, telemetry);

@@ -25,18 +25,21 @@ export interface OtelTarget {
 
 /**
  * The endpoint and credentials for an install's environment. Throws when the
- * endpoint is not loopback and no token is known.
+ * endpoint is not loopback and no token is known, unless `lenient` (an
+ * uninstall, which only needs to recognise what an install wrote: without
+ * the token, everything but the headers).
  *
  * @example
  * ```ts ignore
  * otelTarget(environment).endpoint; // "http://127.0.0.1:14300"
  * ```
  */
-export function otelTarget(environment: InstallEnvironment): OtelTarget {
+export function otelTarget(environment: InstallEnvironment, lenient = false): OtelTarget {
   const endpoint = otelEndpoint(environment);
   if (isLoopbackUrl(endpoint)) return { endpoint };
   const token = environment.variables.VANTAGE_TOKEN ?? storedToken(environment.dataHome);
   if (token === undefined || token === "") {
+    if (lenient) return { endpoint };
     throw new VantageError(
       "invalid_arguments",
       `${endpoint} is not a loopback address, so serve wants its bearer token there, and none ` +

@@ -32,33 +32,27 @@ export function jsonSettingsEditor(flavor: JsonFlavor, file: string): SettingsEd
 
 /**
  * Vantage's settings in `path` (format `json`, `json5` or `toml`), present
- * while `enabled`. `plan` is asked for when needed; when it cannot be made
- * (no token for a remote `serve`), an uninstall finds nothing to take out.
+ * while `enabled`. `plan` is asked for when needed, with `removing` true
+ * when only what an install wrote must be recognised (it must not fail for
+ * want of what only writing needs, such as a token).
  */
 export function settingsFile(
   path: string,
   format: JsonFlavor | "toml",
   purpose: string,
-  plan: () => SettingsPlan,
+  plan: (removing: boolean) => SettingsPlan,
   enabled: boolean,
 ): ManagedFile {
   const editor = format === "toml" ? tomlKeyEditor(path) : jsonSettingsEditor(format, path);
-  const remove = (current: string, prune: Parameters<ManagedFile["remove"]>[1]) => {
-    let settings: SettingsPlan;
-    try {
-      settings = plan();
-    } catch {
-      return current;
-    }
-    return removeSettings(current, settings, editor, prune);
-  };
+  const remove = (current: string, prune: Parameters<ManagedFile["remove"]>[1]) =>
+    removeSettings(current, plan(true), editor, prune);
   return {
     path,
     purpose,
     format,
     install(current, prune) {
       if (!enabled) return current === undefined ? undefined : remove(current, prune);
-      return applySettings(current ?? "", path, plan(), editor, prune);
+      return applySettings(current ?? "", path, plan(false), editor, prune);
     },
     remove,
     has: (text, key) =>

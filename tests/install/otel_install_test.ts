@@ -381,6 +381,17 @@ Deno.test("off loopback the token goes along: VANTAGE_TOKEN, else serve's token 
         headers: { Authorization: "Bearer t0ken" },
       },
     });
+    // Uninstalled after an edit, with the token gone: all but the headers still leave.
+    await Deno.writeTextFile(
+      file,
+      (await Deno.readTextFile(file)).replace('"env": {', '"model": "opus",\n  "env": {'),
+    );
+    await Deno.remove(join(home, ".vantage/token"));
+    await uninstall(refused, "claude-code");
+    assert.deepEqual(
+      getJsonValue(await Deno.readTextFile(file), "json", [], file),
+      { model: "opus", env: { OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Bearer from-the-file" } },
+    );
     await install(explicit, "openclaw", { hooks: false, otel: true });
     const claw = join(home, ".openclaw/openclaw.json");
     assert.deepEqual(
