@@ -31,7 +31,7 @@ import { type Command, parseFlags, writeStdout } from "./command.ts";
 /** The `install` command. */
 export const command: Command = {
   name: "install",
-  summary: "Register Vantage with an agent (MCP server, hooks, skill)",
+  summary: "Register Vantage with an agent (MCP server, hooks, skill, telemetry)",
   usage: `Usage: vantage install --adapter ${ADAPTER_NAMES.join("|")} [options]
 
 Registers Vantage with a coding agent: its MCP server (so the agent can call
@@ -52,6 +52,12 @@ Options:
   --surface NAME   MCP surface the agent gets: dex (default), composite, full
   --scopes LIST    Scopes granted to the agent (comma-separated)
   --no-hooks       Register no hooks (removes hooks an earlier install added)
+  --otel           Also point the agent's own OpenTelemetry export at serve
+                   (Claude Code: settings.json env; Codex: [otel] in
+                   config.toml; OpenClaw: diagnostics.otel; Copilot CLI:
+                   prints the variable to set). Without it, telemetry
+                   settings an earlier --otel install wrote are taken out;
+                   your own telemetry settings are never changed
   --autostart      Also write a per-user service running 'vantage serve'
                    (systemd user unit on Linux, launchd agent on macOS)
   --no-warm        Do not run the registered commands once after writing them
@@ -61,11 +67,14 @@ Options:
 The agent runs the command that runs this install: the compiled executable,
 or 'deno run' with scoped permissions and this checkout's main.ts.
 Environment: VANTAGE_HOME and VANTAGE_ROOTS (passed on to the agent when
-set), CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, OPENCLAW_STATE_DIR.
+set), CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, OPENCLAW_STATE_DIR;
+VANTAGE_URL or VANTAGE_PORT (where --otel points, default
+http://127.0.0.1:14300) and VANTAGE_TOKEN (sent when that is not loopback).
 
 Examples:
   vantage install --adapter claude-code --dry-run
   vantage install --adapter codex --surface full
+  vantage install --adapter claude-code --otel
   vantage install --adapter claude-code --project . --no-hooks`,
   async run(args) {
     const { values } = parseFlags("install", args, {
@@ -75,11 +84,15 @@ Examples:
       scopes: { type: "string" },
       "dry-run": { type: "boolean" },
       "no-hooks": { type: "boolean" },
+      otel: { type: "boolean" },
       autostart: { type: "boolean" },
       "no-warm": { type: "boolean" },
     });
     const adapter = parseAdapterName(values.adapter as string | undefined);
-    const request: InstallRequest = { hooks: values["no-hooks"] !== true };
+    const request: InstallRequest = {
+      hooks: values["no-hooks"] !== true,
+      otel: values.otel === true,
+    };
     if (typeof values.project === "string") {
       if (adapter !== "claude-code") {
         throw new VantageError(

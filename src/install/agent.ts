@@ -52,6 +52,11 @@ export interface InstallOptions {
   scopes?: string[];
   /** Whether to register hooks (`--no-hooks` turns them off, removing earlier ones). */
   hooks: boolean;
+  /**
+   * Whether to point the agent's own telemetry at `serve` (`--otel`); an
+   * install without it takes out the telemetry settings an earlier one wrote.
+   */
+  otel?: boolean;
 }
 
 /** An MCP server registration as an agent's config stores it. */

@@ -1,8 +1,9 @@
 /**
  * Claude Code: the MCP server `vantage` in `~/.claude.json` (user scope) or
- * `<project>/.mcp.json` (project scope), hooks in `~/.claude/settings.json`,
- * and the skill `~/.claude/skills/vantage/SKILL.md`. `CLAUDE_CONFIG_DIR`
- * moves all three, as it does for Claude Code itself.
+ * `<project>/.mcp.json` (project scope), hooks (and with `--otel` the
+ * telemetry variables of its `env` block) in `~/.claude/settings.json`, and
+ * the skill `~/.claude/skills/vantage/SKILL.md`. `CLAUDE_CONFIG_DIR` moves
+ * all three, as it does for Claude Code itself.
  *
  * @module
  */
@@ -19,7 +20,16 @@ import type { InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { getJsonValue } from "./json_edit.ts";
 import { type HookGroup, ourHandlers } from "./json_hooks.ts";
-import { hooksFile, jsonEntryFile, type ManagedFile, ownedFile } from "./managed_file.ts";
+import {
+  hooksFile,
+  jsonEntryFile,
+  layeredFile,
+  type ManagedFile,
+  ownedFile,
+} from "./managed_file.ts";
+import { claudeCodeOtelPlan } from "./otel_settings.ts";
+import { otelTarget } from "./otel_target.ts";
+import { settingsFile as settingsPart } from "./settings_file.ts";
 import { skillMarkdown } from "./skill.ts";
 
 /** The events Vantage hooks, and whether the event takes a matcher. */
@@ -81,7 +91,8 @@ function mcpFile(
 }
 
 function settingsFile(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
-  return hooksFile(join(claudeFolder(environment), "settings.json"), "json", () => {
+  const path = join(claudeFolder(environment), "settings.json");
+  const hooks = hooksFile(path, "json", () => {
     if (!options.hooks) return {};
     const command = hookCommandLine(environment, "claude-code");
     const groups: Record<string, HookGroup> = {};
@@ -91,6 +102,15 @@ function settingsFile(environment: InstallEnvironment, options: InstallOptions):
     }
     return groups;
   }, isOurs);
+  const telemetry = settingsPart(
+    path,
+    "json",
+    "telemetry settings",
+    (removing) => claudeCodeOtelPlan(otelTarget(environment, removing)),
+    options.otel === true,
+  );
+  const both = layeredFile(hooks, telemetry);
+  return options.otel === true ? { ...both, purpose: "hooks and telemetry settings" } : both;
 }
 
 function skillFile(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
@@ -119,12 +139,19 @@ export const claudeCodeAdapter: AgentAdapter = {
     for (const path of recorded) if (basename(path) === ".mcp.json") servers.add(path);
     return [
       ...[...servers].map((path) => mcpFile(environment, options, path)),
-      settingsFile(environment, { ...options, hooks: false }),
+      settingsFile(environment, { ...options, hooks: false, otel: false }),
       skillFile(environment, options),
     ];
   },
-  notes(_environment, options) {
+  notes(environment, options) {
     const notes = ["Check it: `claude mcp list` should show vantage ✔ Connected."];
+    if (options.otel === true) {
+      notes.push(
+        `Telemetry: sessions started from now on export to ${
+          otelTarget(environment).endpoint
+        } (OTLP logs, metrics and traces, binary protobuf).`,
+      );
+    }
     if (options.project !== undefined) {
       notes.push(
         "Project-scope servers need approval: start `claude` in that folder and accept " +

@@ -1,6 +1,7 @@
 /**
- * Codex CLI: the table `[mcp_servers.vantage]` in `~/.codex/config.toml` and
- * hooks in `~/.codex/hooks.json` (`CODEX_HOME` moves both). Codex runs a
+ * Codex CLI: the table `[mcp_servers.vantage]` (and with `--otel` the
+ * exporters of `[otel]`) in `~/.codex/config.toml` and hooks in
+ * `~/.codex/hooks.json` (`CODEX_HOME` moves both). Codex runs a
  * hook only after the user trusted it in `/hooks`, and skips untrusted ones
  * silently, so the install says how.
  *
@@ -18,7 +19,10 @@ import {
 import { agentFolder, type InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { type HookGroup, ourHandlers } from "./json_hooks.ts";
-import { hooksFile, type ManagedFile, tomlTableFile } from "./managed_file.ts";
+import { hooksFile, layeredFile, type ManagedFile, tomlTableFile } from "./managed_file.ts";
+import { codexOtelPlan } from "./otel_settings.ts";
+import { otelTarget } from "./otel_target.ts";
+import { settingsFile } from "./settings_file.ts";
 import { readTomlTable, renderTomlTable } from "./toml_edit.ts";
 
 /**
@@ -52,7 +56,7 @@ function isOurs(handler: unknown): boolean {
 
 function configFile(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
   const path = join(codexFolder(environment), "config.toml");
-  return tomlTableFile(path, TABLE, () => {
+  const server = tomlTableFile(path, TABLE, () => {
     const entry = serverLaunch(environment, options, "codex");
     return renderTomlTable(TABLE, {
       command: entry.command,
@@ -61,6 +65,15 @@ function configFile(environment: InstallEnvironment, options: InstallOptions): M
       env: entry.env,
     });
   }, "MCP server");
+  const telemetry = settingsFile(
+    path,
+    "toml",
+    "telemetry settings",
+    (removing) => codexOtelPlan(otelTarget(environment, removing)),
+    options.otel === true,
+  );
+  const both = layeredFile(server, telemetry);
+  return options.otel === true ? { ...both, purpose: "MCP server and telemetry settings" } : both;
 }
 
 function hooksJson(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
@@ -84,8 +97,15 @@ export const codexAdapter: AgentAdapter = {
   files(environment, options) {
     return [configFile(environment, options), hooksJson(environment, options)];
   },
-  notes(_environment, options) {
+  notes(environment, options) {
     const notes = ["Check it: `codex mcp list` should show vantage as enabled."];
+    if (options.otel === true) {
+      notes.push(
+        `Telemetry: Codex sessions started from now on export logs, traces and metrics to ${
+          otelTarget(environment).endpoint
+        } (the [otel] exporters in config.toml).`,
+      );
+    }
     if (options.hooks) {
       notes.push(
         "Approve the hooks: Codex runs a hook only after you trust it and skips untrusted " +

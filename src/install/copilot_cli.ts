@@ -34,6 +34,19 @@ export const COPILOT_EVENTS: readonly string[] = [
 
 const SERVER_PATH = ["mcpServers", "vantage"];
 
+/**
+ * What `--otel` can do for Copilot CLI: nothing in a file. Its OpenTelemetry
+ * settings are environment variables only (its settings file knows
+ * `telemetry.capture*` and `telemetry.headersProvider`, no exporter or path),
+ * and a variable must be set by the user's shell. Its file export is
+ * Copilot's own (`COPILOT_OTEL_*`, no other program reads it) and `serve`
+ * tails `~/.copilot/otel/*.jsonl`.
+ */
+const COPILOT_OTEL_NOTE = "Telemetry: Copilot CLI reads its OpenTelemetry settings only from " +
+  "environment variables, so Vantage cannot write them. Add this line to your shell profile; " +
+  "serve tails what it writes (token usage, latency, tools): " +
+  'export COPILOT_OTEL_FILE_EXPORTER_PATH="$HOME/.copilot/otel/copilot-otel.jsonl"';
+
 /** Copilot CLI's folder (`COPILOT_HOME`, default `~/.copilot`). */
 export function copilotFolder(environment: InstallEnvironment): string {
   return agentFolder(environment, "COPILOT_HOME", ".copilot");
@@ -81,12 +94,14 @@ export const copilotCliAdapter: AgentAdapter = {
   files(environment, options) {
     return [mcpConfig(environment, options), hooksJson(environment, options)];
   },
-  notes() {
-    return [
+  notes(_environment, options) {
+    const notes = [
       "Check it: `copilot mcp list` should list vantage under User servers.",
       "Copilot ignores what sessionStart and userPromptSubmitted hooks print, so Vantage's " +
       "context reaches Copilot through the MCP tools rather than through its prompt.",
     ];
+    if (options.otel === true) notes.push(COPILOT_OTEL_NOTE);
+    return notes;
   },
   async readServer(environment) {
     const file = join(copilotFolder(environment), "mcp-config.json");

@@ -15,6 +15,9 @@ import { documentRoots } from "../core/permissions.ts";
 export const INSTALL_VARIABLES: readonly string[] = [
   "VANTAGE_HOME",
   "VANTAGE_ROOTS",
+  "VANTAGE_URL",
+  "VANTAGE_PORT",
+  "VANTAGE_TOKEN",
   "DENO_DIR",
   "CLAUDE_CONFIG_DIR",
   "CODEX_HOME",
@@ -31,7 +34,8 @@ export interface InstallEnvironment {
   /**
    * The variables the installer reads, only those the user set:
    * `VANTAGE_HOME`, `VANTAGE_ROOTS` and `DENO_DIR` (passed on to the commands
-   * agents launch), and the agents' own folder overrides (`CLAUDE_CONFIG_DIR`,
+   * agents launch), `VANTAGE_URL`, `VANTAGE_PORT` and `VANTAGE_TOKEN` (where
+   * `--otel` points the agents' telemetry), and the agents' own folder overrides (`CLAUDE_CONFIG_DIR`,
    * `CODEX_HOME`, `COPILOT_HOME`, `OPENCLAW_STATE_DIR`).
    */
   variables: Record<string, string>;

@@ -9,7 +9,7 @@
 import { getJsonValue, newJsonDocument, removeJsonValue, setJsonValue } from "./json_edit.ts";
 import { type HandlerTest, type HookGroup, setHookGroups } from "./json_hooks.ts";
 import { type JsonFlavor, parseJsonDocument } from "./json_syntax.ts";
-import { removeTomlTable, setTomlTable } from "./toml_edit.ts";
+import { removeTomlTable, setTomlTable, tomlHas } from "./toml_edit.ts";
 
 /** Says whether an object at a key path (now empty) was created by Vantage and may go. */
 export type Prune = (path: readonly string[]) => boolean;
@@ -112,9 +112,35 @@ export function tomlTableFile(
     remove(current) {
       return removeTomlTable(current, path, tablePath);
     },
-    has: () => true,
+    has: (text, key) => tomlHas(text, path, key),
     // Only blank lines left (a comment is the user's, and keeps the file).
     isEmpty: (text) => text.trim() === "",
+  };
+}
+
+/**
+ * One file holding several of Vantage's parts (Claude Code's `settings.json`:
+ * hooks and telemetry settings): an install applies each part in turn, an
+ * uninstall takes them out in the reverse order. The first part says how the
+ * file is read (its format, `has`, `isEmpty`).
+ */
+export function layeredFile(first: ManagedFile, ...rest: ManagedFile[]): ManagedFile {
+  const parts = [first, ...rest];
+  return {
+    ...first,
+    install(current, prune) {
+      let text = current;
+      for (const part of parts) text = part.install(text, prune);
+      return text;
+    },
+    remove(current, prune) {
+      let text: string | undefined = current;
+      for (const part of [...parts].reverse()) {
+        if (text === undefined) break;
+        text = part.remove(text, prune);
+      }
+      return text;
+    },
   };
 }
 
@@ -147,7 +173,13 @@ export function ownedFile(
   };
 }
 
-function jsonHas(text: string, flavor: JsonFlavor, key: readonly string[], file: string): boolean {
+/** Whether a JSON document has a value at `key`; true when it does not parse (then all is the user's). */
+export function jsonHas(
+  text: string,
+  flavor: JsonFlavor,
+  key: readonly string[],
+  file: string,
+): boolean {
   try {
     return getJsonValue(text, flavor, key, file) !== undefined;
   } catch {
@@ -156,7 +188,8 @@ function jsonHas(text: string, flavor: JsonFlavor, key: readonly string[], file:
   }
 }
 
-function jsonIsEmpty(text: string, flavor: JsonFlavor, file: string): boolean {
+/** Whether a JSON document is nothing but `{}` (or blank). */
+export function jsonIsEmpty(text: string, flavor: JsonFlavor, file: string): boolean {
   if (text.trim() === "") return true;
   try {
     const root = parseJsonDocument(text, flavor, file);

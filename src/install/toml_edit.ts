@@ -120,6 +120,21 @@ export function readTomlTable(
   return isTable(value) ? value : undefined;
 }
 
+/** Whether `text` has a value at `path` (a table, or a key of one); true when it does not parse. */
+export function tomlHas(text: string, file: string, path: readonly string[]): boolean {
+  try {
+    let value: unknown = parseTomlDocument(text, file).value;
+    for (const key of path) {
+      if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return false;
+      value = (value as Record<string, unknown>)[key];
+    }
+    return true;
+  } catch {
+    // An original that does not parse: everything in it counts as the user's.
+    return true;
+  }
+}
+
 /**
  * Renders a table: its plain keys under `[path]`, then each object-valued key
  * as a subtable `[path.key]` after a blank line.
@@ -146,6 +161,20 @@ export function renderTomlTable(
     }
   }
   return [lines.join(eol) + eol, ...subtables].join(eol);
+}
+
+/**
+ * One `key = value` line (without its line ending), nested tables inline.
+ *
+ * @example
+ * ```ts
+ * import { renderTomlKeyValue } from "./toml_edit.ts";
+ * renderTomlKeyValue("exporter", { "otlp-http": { protocol: "binary" } });
+ * // 'exporter = { otlp-http = { protocol = "binary" } }'
+ * ```
+ */
+export function renderTomlKeyValue(key: string, value: TomlValue): string {
+  return `${tomlKey(key)} = ${tomlValue(value)}`;
 }
 
 /** A key, bare when TOML allows it and quoted otherwise. */
@@ -179,7 +208,11 @@ function tomlValue(value: TomlValue): string {
   return `{ ${pairs.join(", ")} }`;
 }
 
-function refuseInlineDefinitions(
+/**
+ * Throws when the table `path` is defined with dotted keys or an inline
+ * table outside its own `[path]` header: Vantage edits only the header form.
+ */
+export function refuseInlineDefinitions(
   statements: readonly TomlStatement[],
   path: readonly string[],
   file: string,
@@ -198,7 +231,11 @@ function refuseInlineDefinitions(
   }
 }
 
-function appendBlock(text: string, block: string): string {
+/**
+ * Appends `block` at the end of `text` after one blank line (the inverse of
+ * removing the block's table with {@linkcode removeTomlTable}).
+ */
+export function appendBlock(text: string, block: string): string {
   if (text === "") return block;
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   if (/\n[ \t]*\r?\n$/.test(text) || /^[ \t]*\r?\n$/.test(text)) return text + block;

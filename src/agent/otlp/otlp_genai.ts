@@ -6,6 +6,14 @@
  * `gen_ai.usage.*` is a model call; `execute_tool` is a tool call. OpenClaw's
  * `openclaw.tool.execution` spans are tool calls as well.
  *
+ * A span of a whole agent turn (`invoke_agent`, `invoke_workflow`,
+ * `create_agent`) sums its model calls' `gen_ai.usage.*`: it is none itself
+ * (Copilot CLI's `invoke_agent` carries the turn's tokens beside one `chat`
+ * span per call). A model call is keyed by its session and response id: a
+ * local provider or a replayed script may answer every session with the
+ * same ids. A tool span with a non-zero `process.exit.code` failed, whatever
+ * its status says (Copilot reports a command that exited 1 as OK).
+ *
  * Tokens: instrumentations of OpenAI-style APIs report
  * `gen_ai.usage.input_tokens` as the whole prompt, cached part included;
  * Vantage stores uncached input, so the cache reads and writes a span names
@@ -30,6 +38,9 @@ const MODEL_OPERATIONS = new Set([
   "completion",
   "responses",
 ]);
+
+/** Operations whose spans hold a turn's model calls and sum their tokens. */
+const AGGREGATE_OPERATIONS = new Set(["invoke_agent", "invoke_workflow", "create_agent"]);
 
 /** Reads a GenAI span into a model call or tool call; false when it is neither. */
 export function mapGenAiSpan(record: SpanRecord): boolean {
@@ -56,12 +67,16 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
       authority: "event",
     };
     const outcome = attrString(attrs, "openclaw.outcome");
+    const exitCode = attrNumber(attrs, "process.exit.code");
+    const exited = exitCode !== undefined && exitCode !== 0;
     assign(call, {
       tool_name: toolName,
       tool_use_id: id,
       duration_ms: record.durationMs,
-      success: outcome !== undefined ? outcome === "success" || outcome === "ok" : !failed,
-      error_type: storedText(errorType, 200),
+      success: outcome !== undefined
+        ? outcome === "success" || outcome === "ok"
+        : !failed && !exited,
+      error_type: storedText(errorType ?? (exited ? `exit code ${exitCode}` : undefined), 200),
     });
     batch.toolCalls.push(call);
     return true;
@@ -69,6 +84,7 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
 
   const input = attrCount(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens");
   const output = attrCount(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens");
+  if (operation !== undefined && AGGREGATE_OPERATIONS.has(operation)) return false;
   const isModelCall = (operation !== undefined && MODEL_OPERATIONS.has(operation)) ||
     input !== undefined || output !== undefined;
   if (!isModelCall) return false;
@@ -95,7 +111,9 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
   const call: ModelCallInput = {
     ...base,
     ...record.origin,
-    call_key: `${record.agent}:${responseId ?? `span:${record.traceId}:${record.spanId}`}`,
+    call_key: responseId !== undefined
+      ? `${record.agent}:${record.sessionId}:${responseId}`
+      : `${record.agent}:span:${record.traceId}:${record.spanId}`,
     authority: "event",
   };
   assign(call, {

@@ -3,7 +3,8 @@
  * new. Records and the new byte offset (with the parser's state) commit in
  * one transaction, so a crash at any point loses and duplicates nothing: the
  * next run resumes from the last committed offset. OpenClaw's SQLite store
- * (`openclaw-agent.sqlite`) is read by its own ingester, from here.
+ * (`openclaw-agent.sqlite`) and Copilot CLI's OpenTelemetry files
+ * (`~/.copilot/otel/*.jsonl`) are read by their own ingesters, from here.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import { ingestOpenClawStore, isOpenClawStore } from "./openclaw_store_ingester.
 import type { ModelPrice } from "../usage/pricing.ts";
 import { commitBatch, emptyCounts, type IngestCounts, ParsedBatch } from "./transcript_commit.ts";
 import { createTranscriptParser } from "./transcript_parser.ts";
+import { isCopilotOtelPath } from "./transcript_paths.ts";
 import type { AgentName, JsonObject } from "../../model/agent_records.ts";
 
 export { emptyCounts, type IngestCounts } from "./transcript_commit.ts";
@@ -51,6 +53,11 @@ export async function ingestTranscriptFile(
 ): Promise<IngestCounts> {
   if (agent === "openclaw" && isOpenClawStore(path)) {
     return await ingestOpenClawStore(db, path, options);
+  }
+  if (agent === "copilot_cli" && isCopilotOtelPath(path)) {
+    // Loaded with the first such file: protobufjs and the OTLP schema come with it.
+    const { ingestCopilotOtelFile } = await import("./copilot_otel_ingester.ts");
+    return await ingestCopilotOtelFile(db, path, options);
   }
   const counts = emptyCounts();
   const now = options.now ?? Date.now;

@@ -34,7 +34,8 @@ function norm(path: string): string {
 /**
  * The transcript locations of every supported agent under a home folder:
  * Claude `~/.claude/projects/**\/*.jsonl`, Codex `~/.codex/sessions/**\/rollout-*.jsonl` and
- * `~/.codex/archived_sessions/*.jsonl`, Copilot `~/.copilot/session-state/*\/events.jsonl`,
+ * `~/.codex/archived_sessions/*.jsonl`, Copilot `~/.copilot/session-state/*\/events.jsonl` and its
+ * OpenTelemetry file export `~/.copilot/otel/*.jsonl`,
  * OpenClaw `~/.openclaw/agents/*\/sessions/*.jsonl` (before 2026.8) and its SQLite store
  * `~/.openclaw/agents/*\/agent/openclaw-agent.sqlite` (2026.8 and later).
  *
@@ -72,6 +73,14 @@ export function transcriptSources(home: string): TranscriptSource[] {
       matches: (p) => /^[^/]+\/events\.jsonl$/.test(norm(p)),
     },
     {
+      // Copilot's OpenTelemetry file export (COPILOT_OTEL_FILE_EXPORTER_PATH), where its token
+      // usage and latency are.
+      agent: "copilot_cli",
+      root: join(home, ".copilot", "otel"),
+      glob: "*.jsonl",
+      matches: (p) => /^[^/]+\.jsonl$/.test(norm(p)),
+    },
+    {
       agent: "openclaw",
       root: join(home, ".openclaw", "agents"),
       glob: "*/sessions/*.jsonl, */agent/openclaw-agent.sqlite",
@@ -82,6 +91,22 @@ export function transcriptSources(home: string): TranscriptSource[] {
       transcriptOf: (path) => path.replace(/-wal$/, ""),
     },
   ];
+}
+
+/**
+ * Whether a path is one of Copilot CLI's OpenTelemetry files (`…/otel/<name>.jsonl`) rather
+ * than its session events (`…/session-state/<id>/events.jsonl`).
+ *
+ * @example
+ * ```ts
+ * isCopilotOtelPath("/h/.copilot/otel/copilot-otel.jsonl"); // true
+ * isCopilotOtelPath("/h/.copilot/session-state/abc/events.jsonl"); // false
+ * ```
+ */
+export function isCopilotOtelPath(path: string): boolean {
+  const p = norm(path);
+  // A session whose id is "otel" keeps its events in session-state/otel/events.jsonl.
+  return /(^|\/)otel\/[^/]+\.jsonl$/.test(p) && !/(^|\/)session-state\/[^/]+\/[^/]+$/.test(p);
 }
 
 /**
@@ -106,6 +131,7 @@ export function detectAgentFromPath(path: string): AgentName | undefined {
   }
   if (/\/\.codex\/archived_sessions\/[^/]+\.jsonl$/.test(p)) return "codex";
   if (/\/session-state\/[^/]+\/events\.jsonl$/.test(p)) return "copilot_cli";
+  if (/\/\.copilot\/otel\/[^/]+\.jsonl$/.test(p)) return "copilot_cli";
   if (/\/agents\/[^/]+\/sessions\/[^/]+\.jsonl$/.test(p)) return "openclaw";
   return undefined;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   detectAgentFromPath,
+  isCopilotOtelPath,
   transcriptSources,
 } from "../../../src/agent/transcripts/transcript_paths.ts";
 import { createTranscriptParser } from "../../../src/agent/transcripts/transcript_parser.ts";
@@ -15,6 +16,7 @@ Deno.test("detectAgentFromPath recognises each agent's layout", () => {
     ["/home/u/.codex/archived_sessions/rollout-2026-01-02T03-04-05-abc.jsonl", "codex"],
     ["/home/u/.codex/archived_sessions/old.jsonl", "codex"],
     ["/home/u/.copilot/session-state/3f2a/events.jsonl", "copilot_cli"],
+    ["/home/u/.copilot/otel/copilot-otel.jsonl", "copilot_cli"],
     ["/home/u/.openclaw/agents/main/sessions/8c1d.jsonl", "openclaw"],
     ["/home/u/.clawdbot/agents/main/sessions/8c1d.jsonl", "openclaw"],
     ["/home/u/.openclaw/agents/main/agent/openclaw-agent.sqlite", "openclaw"],
@@ -34,13 +36,14 @@ Deno.test("transcriptSources lists the roots and matches their files", () => {
     ["codex", "/home/u/.codex/sessions", "**/rollout-*.jsonl"],
     ["codex", "/home/u/.codex/archived_sessions", "*.jsonl"],
     ["copilot_cli", "/home/u/.copilot/session-state", "*/events.jsonl"],
+    ["copilot_cli", "/home/u/.copilot/otel", "*.jsonl"],
     [
       "openclaw",
       "/home/u/.openclaw/agents",
       "*/sessions/*.jsonl, */agent/openclaw-agent.sqlite",
     ],
   ]);
-  const [claude, codex, archived, copilot, openclaw] = sources;
+  const [claude, codex, archived, copilot, copilotOtel, openclaw] = sources;
   assert.equal(claude.matches("-p/s.jsonl"), true);
   assert.equal(codex.matches("2026/01/02/rollout-x.jsonl"), true);
   assert.equal(codex.matches("2026/01/02/other.jsonl"), false);
@@ -48,6 +51,13 @@ Deno.test("transcriptSources lists the roots and matches their files", () => {
   assert.equal(archived.matches("a/rollout-x.jsonl"), false);
   assert.equal(copilot.matches("abc/events.jsonl"), true);
   assert.equal(copilot.matches("abc/other.jsonl"), false);
+  // Copilot's OpenTelemetry file export, read by its own ingester.
+  assert.equal(copilotOtel.matches("copilot-otel.jsonl"), true);
+  assert.equal(copilotOtel.matches("old/copilot-otel.jsonl"), false);
+  assert.equal(isCopilotOtelPath("/home/u/.copilot/otel/copilot-otel.jsonl"), true);
+  assert.equal(isCopilotOtelPath("/home/u/.copilot/session-state/abc/events.jsonl"), false);
+  // A session whose id is "otel" is still a session.
+  assert.equal(isCopilotOtelPath("/home/u/.copilot/session-state/otel/events.jsonl"), false);
   assert.equal(openclaw.matches("main/sessions/x.jsonl"), true);
   assert.equal(openclaw.matches("main/agent/x.jsonl"), false);
   // OpenClaw 2026.8+: the SQLite store, and its WAL, which a write changes first.
