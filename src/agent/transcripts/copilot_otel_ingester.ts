@@ -27,8 +27,8 @@ import {
   listTranscriptCursors,
   saveTranscriptCursor,
   type TranscriptCursor,
-} from "../../store/agent_writes.ts";
-import { storeTelemetryBatch } from "../../store/telemetry_writes.ts";
+} from "../../store/agent/transcript_cursors.ts";
+import { storeTelemetryBatch } from "../../store/telemetry/telemetry_batch.ts";
 import { decodeExport, type ExportRequest, OtlpBadData } from "../otlp/otlp_decode.ts";
 import { readOtelFileLine } from "../otlp/otlp_file_lines.ts";
 import { mapExport } from "../otlp/otlp_map.ts";

@@ -48,6 +48,11 @@ export function getTranscriptCursor(db: DatabaseSync, path: string): TranscriptC
   );
 }
 
+/** Every stored transcript cursor (a tailer looks for files that were read before and are gone). */
+export function listTranscriptCursors(db: DatabaseSync): TranscriptCursor[] {
+  return CURSOR.all(prepared(db, `SELECT ${CURSOR.columns} FROM transcript_files`).all());
+}
+
 /** Saves a transcript file's cursor (call in the same transaction as its records). */
 export function saveTranscriptCursor(
   db: DatabaseSync,
