@@ -1,5 +1,5 @@
 /**
- * Turns the vendored OTLP `.proto` files (`src/agent/otlp/proto/`) into the JSON descriptor
+ * Turns the vendored OTLP `.proto` files (`vendor/opentelemetry-proto/`) into the JSON descriptor
  * the decoder loads (`src/agent/otlp/otlp_descriptor.json`), with protobufjs' own parser. Run
  * after replacing the `.proto` files with a newer release:
  *
@@ -15,7 +15,7 @@ import { join } from "node:path";
 
 /** The vendored definitions' folder. */
 export const PROTO_DIR: string = fileURLToPath(
-  new URL("../src/agent/otlp/proto/", import.meta.url),
+  new URL("../vendor/opentelemetry-proto/", import.meta.url),
 );
 
 /** The descriptor file the decoder imports. */

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { SQLOutputValue } from "node:sqlite";
+import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { VantageError } from "../core/errors.ts";
 
 /** A row as `node:sqlite` returns it. */
@@ -83,6 +83,8 @@ function describe(value: SQLOutputValue | undefined): string {
  * const row = db.prepare(`SELECT 'Ada' AS name, NULL AS age`).get();
  * PERSON.optional(row); // { name: "Ada", age: null }
  * PERSON.columns; // "name, age"
+ * db.exec(`CREATE TABLE people (name TEXT, age INTEGER)`);
+ * db.prepare(PERSON.insertSql("people")).run(...PERSON.valuesOf({ name: "Ada", age: 36 }));
  * ```
  */
 export class RowReader<T extends object> {
@@ -110,6 +112,23 @@ export class RowReader<T extends object> {
   columnsOf(alias: string, computed: readonly string[] = []): string {
     return this.#entries.filter(([column]) => !computed.includes(column))
       .map(([column]) => `${alias}.${column}`).join(", ");
+  }
+
+  /**
+   * An INSERT of one row of this type into `table`, its columns in shape order: the
+   * statement whose parameters {@linkcode RowReader.valuesOf} gives, so a table whose
+   * rows are written as read names its columns once.
+   */
+  insertSql(table: string): string {
+    const marks = this.#entries.map(() => "?").join(", ");
+    return `INSERT INTO ${table} (${this.columns}) VALUES (${marks})`;
+  }
+
+  /** A row's values in shape order: the parameters of {@linkcode RowReader.insertSql}. */
+  valuesOf(row: T): SQLInputValue[] {
+    // The shape names only T's fields, each of a column kind's type (text, number, bytes or NULL).
+    const fields = row as Record<string, SQLInputValue>;
+    return this.#entries.map(([column]) => fields[column] ?? null);
   }
 
   /** The row a query always returns (an aggregate's): fails when there is none. */

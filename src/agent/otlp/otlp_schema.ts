@@ -1,6 +1,6 @@
 /**
  * The OTLP messages Vantage decodes and answers with, as protobufjs types
- * built from the official definitions (`proto/`, turned into
+ * built from the official definitions (`vendor/opentelemetry-proto/`, turned into
  * `otlp_descriptor.json` by `scripts/make_otlp_descriptor.ts`). protobufjs
  * does the wire format; nothing here reads bytes by hand.
  *

@@ -39,18 +39,7 @@ const FILE_CHANGE = new RowReader<FileChangeRow>("file change", {
 /** Records a file change. */
 export function insertFileChange(db: DatabaseSync, change: FileChangeRow): void {
   return writing(db, () => {
-    prepared(
-      db,
-      `INSERT INTO file_changes (project, path, kind, ts, source, session_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      change.project,
-      change.path,
-      change.kind,
-      change.ts,
-      change.source,
-      change.session_id,
-      change.agent,
-    );
+    prepared(db, FILE_CHANGE.insertSql("file_changes")).run(...FILE_CHANGE.valuesOf(change));
   });
 }
 

@@ -39,10 +39,7 @@ const GIT_MOVE = new RowReader<GitMoveRow>("git move", {
 /** Records a git move. */
 export function insertGitMove(db: DatabaseSync, move: GitMoveRow): void {
   return writing(db, () => {
-    prepared(
-      db,
-      `INSERT INTO git_moves (project, ts, kind, branch, from_ref, to_ref, summary) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(move.project, move.ts, move.kind, move.branch, move.from_ref, move.to_ref, move.summary);
+    prepared(db, GIT_MOVE.insertSql("git_moves")).run(...GIT_MOVE.valuesOf(move));
   });
 }
 

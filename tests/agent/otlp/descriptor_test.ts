@@ -11,10 +11,10 @@ Deno.test("otlp_descriptor.json is generated from the vendored OTLP definitions"
   assert.deepEqual(
     stored,
     JSON.parse(buildDescriptorText()),
-    "run scripts/make_otlp_descriptor.ts after changing src/agent/otlp/proto/",
+    "run scripts/make_otlp_descriptor.ts after changing vendor/opentelemetry-proto/",
   );
   const version = await Deno.readTextFile(
-    new URL("../../../src/agent/otlp/proto/VERSION.md", import.meta.url),
+    new URL("../../../vendor/opentelemetry-proto/VERSION.md", import.meta.url),
   );
   assert.match(version, /v1\.11\.0/);
 });
