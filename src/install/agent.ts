@@ -7,8 +7,11 @@
 import { VantageError } from "../core/errors.ts";
 import type { SurfaceName } from "../mcp/surface.ts";
 import type { InstallEnvironment } from "./environment.ts";
+import type { JsonFlavor } from "./json_syntax.ts";
 import { type LaunchCommand, shellCommandLine, vantageCommand } from "./launch_command.ts";
 import type { ManagedFile } from "./managed_file.ts";
+import type { OtelTarget } from "./otel_target.ts";
+import type { SettingsPlan } from "./settings_part.ts";
 
 /** The agents Vantage installs into. */
 export type AdapterName = "claude-code" | "codex" | "copilot-cli" | "openclaw";
@@ -79,6 +82,23 @@ export interface HookReport {
   found: Record<string, string[]>;
 }
 
+/** Where an agent keeps the telemetry settings `install --otel` writes, and what they are. */
+export interface TelemetrySettings {
+  /** The agent's config file that holds them. */
+  file: string;
+  /** Its format. */
+  format: JsonFlavor | "toml";
+  /** Where they send the telemetry: `serve` as this environment finds it. */
+  target: OtelTarget;
+  /** The settings themselves, as an install would write them now. */
+  plan: SettingsPlan;
+  /**
+   * The `Authorization` header the agent will send with its exports, found through `read`
+   * (a key path's value in the file), or undefined when it sends none.
+   */
+  authorization(read: (path: readonly string[]) => unknown): string | undefined;
+}
+
 /** One agent: where its config lives and how Vantage registers with it. */
 export interface AgentAdapter {
   /** The `--adapter` name. */
@@ -107,6 +127,11 @@ export interface AgentAdapter {
   ): Promise<{ file: string; entry: ServerEntry | undefined }>;
   /** The hooks now registered, when the agent takes hooks. */
   readHooks?(environment: InstallEnvironment): Promise<HookReport>;
+  /**
+   * The telemetry settings `--otel` writes, for an agent that keeps them in a file; built
+   * leniently (without a token when none is known), since `doctor` only compares them.
+   */
+  telemetrySettings?(environment: InstallEnvironment): TelemetrySettings;
 }
 
 /** The arguments after the executable for `mcp-serve` with the chosen surface and scopes. */

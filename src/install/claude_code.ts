@@ -27,7 +27,7 @@ import {
   type ManagedFile,
   ownedFile,
 } from "./managed_file.ts";
-import { claudeCodeOtelPlan } from "./otel_settings.ts";
+import { claudeCodeOtelAuthorization, claudeCodeOtelPlan } from "./otel_settings.ts";
 import { otelTarget } from "./otel_target.ts";
 import { settingsFile as settingsPart } from "./settings_file.ts";
 import { skillMarkdown } from "./skill.ts";
@@ -90,8 +90,12 @@ function mcpFile(
   );
 }
 
+function settingsPath(environment: InstallEnvironment): string {
+  return join(claudeFolder(environment), "settings.json");
+}
+
 function settingsFile(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
-  const path = join(claudeFolder(environment), "settings.json");
+  const path = settingsPath(environment);
   const hooks = hooksFile(path, "json", () => {
     if (!options.hooks) return {};
     const command = hookCommandLine(environment, "claude-code");
@@ -166,8 +170,18 @@ export const claudeCodeAdapter: AgentAdapter = {
     if (text === undefined) return { file, entry: undefined };
     return { file, entry: toServerEntry(getJsonValue(text, "json", SERVER_PATH, file)) };
   },
+  telemetrySettings(environment) {
+    const target = otelTarget(environment, true);
+    return {
+      file: settingsPath(environment),
+      format: "json",
+      target,
+      plan: claudeCodeOtelPlan(target),
+      authorization: claudeCodeOtelAuthorization,
+    };
+  },
   async readHooks(environment) {
-    const file = join(claudeFolder(environment), "settings.json");
+    const file = settingsPath(environment);
     const text = await readTextIfExists(file);
     const expected = CLAUDE_CODE_EVENTS.map(([event]) => event);
     if (text === undefined || text.trim() === "") return { file, expected, found: {} };

@@ -20,7 +20,7 @@ import { agentFolder, type InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { type HookGroup, ourHandlers } from "./json_hooks.ts";
 import { hooksFile, layeredFile, type ManagedFile, tomlTableFile } from "./managed_file.ts";
-import { codexOtelPlan } from "./otel_settings.ts";
+import { codexOtelAuthorization, codexOtelPlan } from "./otel_settings.ts";
 import { otelTarget } from "./otel_target.ts";
 import { settingsFile } from "./settings_file.ts";
 import { readTomlTable, renderTomlTable } from "./toml_edit.ts";
@@ -54,8 +54,12 @@ function isOurs(handler: unknown): boolean {
     isVantageHookLine((handler as Record<string, unknown>).command, "codex");
 }
 
+function configPath(environment: InstallEnvironment): string {
+  return join(codexFolder(environment), "config.toml");
+}
+
 function configFile(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
-  const path = join(codexFolder(environment), "config.toml");
+  const path = configPath(environment);
   const server = tomlTableFile(path, TABLE, () => {
     const entry = serverLaunch(environment, options, "codex");
     return renderTomlTable(TABLE, {
@@ -117,10 +121,20 @@ export const codexAdapter: AgentAdapter = {
     return notes;
   },
   async readServer(environment) {
-    const file = join(codexFolder(environment), "config.toml");
+    const file = configPath(environment);
     const text = await readTextIfExists(file);
     if (text === undefined) return { file, entry: undefined };
     return { file, entry: toServerEntry(readTomlTable(text, file, TABLE)) };
+  },
+  telemetrySettings(environment) {
+    const target = otelTarget(environment, true);
+    return {
+      file: configPath(environment),
+      format: "toml",
+      target,
+      plan: codexOtelPlan(target),
+      authorization: codexOtelAuthorization,
+    };
   },
   async readHooks(environment) {
     const file = join(codexFolder(environment), "hooks.json");

@@ -2,8 +2,9 @@
  * `vantage doctor`'s checks: for each agent Vantage is installed in, that
  * its config parses, holds the `vantage` server, that the command exists and
  * the server answers `initialize` and `tools/list`, and that the hooks are
- * registered; and whether the Vantage server answers at `VANTAGE_URL`. Each
- * failed check says how to fix it.
+ * registered, and that the telemetry settings an `--otel` install wrote
+ * still point at `serve` and are accepted there; and whether the Vantage
+ * server answers at `VANTAGE_URL`. Each failed check says how to fix it.
  *
  * A `deno run` command is started with `--cached-only` added, so the check
  * downloads nothing and tells a cold cache (the command would start, but
@@ -17,25 +18,14 @@ import { serverUrl } from "../core/config.ts";
 import { adapterFor } from "./adapters.ts";
 import { ADAPTER_NAMES, type AdapterName, type ServerEntry } from "./agent.ts";
 import { autostartPath } from "./autostart.ts";
+import type { DoctorCheck } from "./doctor_check.ts";
 import type { InstallEnvironment } from "./environment.ts";
 import { readInstallRecord } from "./install_record.ts";
 import { shellWords } from "./launch_command.ts";
 import { probeMcpServer } from "./mcp_probe.ts";
+import { checkTelemetrySettings } from "./otel_check.ts";
 
-/** How a check came out. */
-export type CheckStatus = "ok" | "warn" | "fail";
-
-/** One check and its result. */
-export interface DoctorCheck {
-  /** What was checked. */
-  name: string;
-  /** How it came out. */
-  status: CheckStatus;
-  /** What was found. */
-  detail: string;
-  /** What to do about it, for warnings and failures. */
-  fix?: string;
-}
+export type { CheckStatus, DoctorCheck } from "./doctor_check.ts";
 
 /** The checks of one agent. */
 export interface AdapterReport {
@@ -162,6 +152,8 @@ async function checkAdapter(
     }
   }
   if (adapter.readHooks !== undefined) report.checks.push(await checkHooks(environment, name));
+  const telemetry = await checkTelemetrySettings(environment, adapter, 2_000);
+  if (telemetry !== undefined) report.checks.push(telemetry);
   return report;
 }
 

@@ -15,7 +15,7 @@ import { agentFolder, type InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { getJsonValue } from "./json_edit.ts";
 import { jsonEntryFile, layeredFile, type ManagedFile } from "./managed_file.ts";
-import { openclawOtelPlan } from "./otel_settings.ts";
+import { openclawOtelAuthorization, openclawOtelPlan } from "./otel_settings.ts";
 import { otelTarget } from "./otel_target.ts";
 import { settingsFile } from "./settings_file.ts";
 
@@ -26,8 +26,12 @@ export function openclawFolder(environment: InstallEnvironment): string {
   return agentFolder(environment, "OPENCLAW_STATE_DIR", ".openclaw");
 }
 
+function configPath(environment: InstallEnvironment): string {
+  return join(openclawFolder(environment), "openclaw.json");
+}
+
 function configFile(environment: InstallEnvironment, options: InstallOptions): ManagedFile {
-  const path = join(openclawFolder(environment), "openclaw.json");
+  const path = configPath(environment);
   const server = jsonEntryFile(path, "json5", SERVER_PATH, () => {
     const entry = serverLaunch(environment, options, "openclaw");
     // OpenClaw refuses DENO_DIR in a server's env (it could redirect code loading) and says so
@@ -72,8 +76,18 @@ export const openclawAdapter: AgentAdapter = {
     }
     return notes;
   },
+  telemetrySettings(environment) {
+    const target = otelTarget(environment, true);
+    return {
+      file: configPath(environment),
+      format: "json5",
+      target,
+      plan: openclawOtelPlan(target),
+      authorization: openclawOtelAuthorization,
+    };
+  },
   async readServer(environment) {
-    const file = join(openclawFolder(environment), "openclaw.json");
+    const file = configPath(environment);
     const text = await readTextIfExists(file);
     if (text === undefined) return { file, entry: undefined };
     return { file, entry: toServerEntry(getJsonValue(text, "json5", SERVER_PATH, file)) };

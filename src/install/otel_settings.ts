@@ -119,3 +119,50 @@ export function openclawOtelPlan(target: OtelTarget): SettingsPlan {
     ],
   };
 }
+
+/** The value of an `Authorization` entry in a record of headers, whatever its case. */
+function headerOf(headers: unknown): string | undefined {
+  if (headers === null || typeof headers !== "object") return undefined;
+  const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === "authorization");
+  return typeof entry?.[1] === "string" ? entry[1] : undefined;
+}
+
+/** Claude Code's `Authorization` header: in `OTEL_EXPORTER_OTLP_HEADERS`, `name=value,…`. */
+export function claudeCodeOtelAuthorization(
+  read: (path: readonly string[]) => unknown,
+): string | undefined {
+  const list = read(["env", "OTEL_EXPORTER_OTLP_HEADERS"]);
+  if (typeof list !== "string") return undefined;
+  const pairs = list.split(",").map((pair) => pair.split("=")).map(([name, ...value]) =>
+    [name.trim(), percentDecoded(value.join("=").trim())] as const
+  );
+  return headerOf(Object.fromEntries(pairs));
+}
+
+/** Codex's `Authorization` header: in its log exporter's `headers`. */
+export function codexOtelAuthorization(
+  read: (path: readonly string[]) => unknown,
+): string | undefined {
+  const exporter = read(["otel", "exporter"]);
+  if (exporter === null || typeof exporter !== "object") return undefined;
+  const http = (exporter as Record<string, unknown>)["otlp-http"];
+  return http !== null && typeof http === "object"
+    ? headerOf((http as Record<string, unknown>).headers)
+    : undefined;
+}
+
+/** OpenClaw's `Authorization` header: in `diagnostics.otel.headers`. */
+export function openclawOtelAuthorization(
+  read: (path: readonly string[]) => unknown,
+): string | undefined {
+  return headerOf(read(["diagnostics", "otel", "headers"]));
+}
+
+/** An OTel header value decoded as the SDK does (`%20` and the like), or as written when malformed. */
+function percentDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
