@@ -23,8 +23,7 @@ function rate(errors: number, calls: number): number | null {
 export const apiErrorsOperation: Operation = defineOperation({
   id: "agent.api_errors",
   title: "API errors",
-  description:
-    "Model API errors (OpenTelemetry): error rate per bucket, counts per HTTP status, latest errors.",
+  description: "Model API error rate over time, errors per HTTP status, latest errors.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,

@@ -24,8 +24,7 @@ import { ms, NO_TELEMETRY_NOTE, telemetryScope } from "./telemetry_window.ts";
 export const toolPerformanceOperation: Operation = defineOperation({
   id: "agent.tool_performance",
   title: "Tool performance",
-  description:
-    "Tool performance (OpenTelemetry): calls, success rate, p50/p95 duration, trend; latest failures.",
+  description: "Per tool: calls, success rate, p50/p95 duration, trend; latest failures.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,
