@@ -4,6 +4,9 @@
  * suppression (every emission recorded), and — for the hook events that can
  * carry context — answers with a `<vantage-context>` block holding only what
  * changed since the last injection, within a time budget or not at all.
+ * Telemetry a session's agent exports runs the telemetry rules instead
+ * ({@linkcode PerceptionEngine.onTelemetry}); their findings reach the agent
+ * with its next context block.
  *
  * @module
  */
@@ -33,13 +36,21 @@ import {
   saveInjection,
   usageSince,
 } from "../store/perception_store.ts";
-import { detectAnomalies } from "./anomaly_rules.ts";
-import type { ObservedBuildRun, ObservedFileChange } from "./anomaly_types.ts";
+import { ANOMALY_RULES, detectAnomalies } from "./anomaly_rules.ts";
+import {
+  type AnomalyKind,
+  DEFAULT_ANOMALY_CONFIG,
+  type ObservedBuildRun,
+  type ObservedFileChange,
+  type SessionActivity,
+  TELEMETRY_KINDS,
+} from "./anomaly_types.ts";
 import type { BuildError } from "./build_errors.ts";
 import { type ContextSnapshot, renderContext } from "./context_renderer.ts";
 import { describeStack, type ProjectState } from "./project_detect.ts";
 import { ProjectSensors } from "./sensors.ts";
 import { applySuppression, type EmissionEntry } from "./suppression.ts";
+import { readTelemetryActivity } from "./telemetry_activity.ts";
 
 /** Hook events whose answer can carry context into the agent's next model call. */
 const CONTEXT_EVENTS = new Set([
@@ -53,6 +64,14 @@ const CONTEXT_EVENTS = new Set([
 
 /** How far back the rules look. */
 const ACTIVITY_WINDOW_MS = 2 * 60 * 60_000;
+
+/**
+ * The rules a hook event runs (telemetry's run when telemetry arrives). Each run settles only
+ * its own family's anomalies: a family that did not run has not seen them clear.
+ */
+const HOOK_KINDS = (Object.keys(ANOMALY_RULES) as AnomalyKind[]).filter((kind) =>
+  !TELEMETRY_KINDS.includes(kind)
+);
 /** Most events kept per session. */
 const EVENTS_KEPT = 400;
 
@@ -179,6 +198,25 @@ export class PerceptionEngine {
     return this.#runRules(completed.session_id, cache, cache.project, now);
   }
 
+  /**
+   * Telemetry arrived for a session: the telemetry rules (API error bursts, costly calls,
+   * slow tools) run over what it now holds. Returns the anomalies emitted; the agent hears of
+   * them with its next hook answer that carries context.
+   */
+  onTelemetry(sessionId: string): number {
+    const db = this.#options.db;
+    const now = this.#now();
+    const session = getSession(db, sessionId);
+    const project = session?.project ?? session?.cwd ?? undefined;
+    const activity: SessionActivity = {
+      session_id: sessionId,
+      now,
+      events: [],
+      telemetry: readTelemetryActivity(db, sessionId, now, DEFAULT_ANOMALY_CONFIG),
+    };
+    return this.#settle(sessionId, project, now, TELEMETRY_KINDS, activity);
+  }
+
   /** What Vantage would tell a session now (the whole picture, not a diff). */
   snapshot(sessionId: string, projectHint?: string): ContextSnapshot {
     const db = this.#options.db;
@@ -202,7 +240,7 @@ export class PerceptionEngine {
     const db = this.#options.db;
     const since = now - ACTIVITY_WINDOW_MS;
     const session = getSession(db, sessionId);
-    const findings = detectAnomalies({
+    const activity: SessionActivity = {
       session_id: sessionId,
       now,
       // 0 is a start that is not known: the rules then take the first event.
@@ -224,9 +262,26 @@ export class PerceptionEngine {
         reasoning_tokens: u.reasoning_tokens,
         ...(u.context_window !== null ? { context_window: u.context_window } : {}),
       } satisfies UsageRecord)),
-    });
+    };
+    return this.#settle(sessionId, project, now, HOOK_KINDS, activity);
+  }
+
+  /**
+   * Runs `kinds` over `activity`, passes the findings through suppression against the
+   * session's history of those kinds, and records what was emitted or resolved.
+   */
+  #settle(
+    sessionId: string,
+    project: string | undefined,
+    now: number,
+    kinds: readonly AnomalyKind[],
+    activity: SessionActivity,
+  ): number {
+    const db = this.#options.db;
+    const findings = detectAnomalies(activity, { kinds });
     const log: EmissionEntry[] = [];
     for (const row of anomalyHistory(db, sessionId)) {
+      if (!kinds.includes(row.kind as AnomalyKind)) continue;
       log.push({
         fingerprint: row.fingerprint,
         event: "emitted",

@@ -37,6 +37,7 @@ import { watchChanges } from "./change_watch.ts";
 import { EventBus } from "./event_bus.ts";
 import { readEnv } from "../core/config.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
+import { SessionCheckQueue } from "./session_checks.ts";
 import { MessageIndexer } from "../store/message_index.ts";
 import { messageIndexPath } from "../store/message_index_schema.ts";
 import {
@@ -308,6 +309,17 @@ async function startHolding(
     buildsAfter: (id, limit) => buildRunsAfter(db, id, limit),
   }, events);
 
+  // Telemetry runs its sessions' telemetry rules (API error bursts, costly calls, slow tools)
+  // shortly after it is stored, once per session however many exports named it.
+  const telemetryChecks = new SessionCheckQueue((sessionId) => {
+    try {
+      const emitted = perception.onTelemetry(sessionId);
+      if (emitted > 0) events.publish("anomaly", { session_id: sessionId, emitted });
+    } catch (error) {
+      log.error("perception failed on telemetry", { error: String(error) });
+    }
+  });
+
   const handler = createHandler({
     guard: { bindHost: options.host, port: options.port, token: options.token },
     takeHook,
@@ -333,6 +345,10 @@ async function startHolding(
         try {
           const result = takeOtlpExport(db, signal, body, encoding, { prices });
           telemetryExports++;
+          const stored = result.stored;
+          if (stored.model_calls + stored.tool_calls + stored.api_errors > 0) {
+            telemetryChecks.add(stored.sessions);
+          }
           return result;
         } catch (error) {
           noticeDamageIn(paths.home, error);
@@ -388,6 +404,7 @@ async function startHolding(
       structureCheck.abort();
       await structure;
       clearInterval(spoolTimer);
+      telemetryChecks.close();
       watch.stop();
       perception.close();
       // Open event streams never end by themselves: close them so the listener can drain.

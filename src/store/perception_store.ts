@@ -274,6 +274,7 @@ export function anomalyHistory(
   sessionId: string,
 ): Array<
   {
+    kind: string;
     fingerprint: string;
     first_emitted_at: number;
     last_emitted_at: number;
@@ -281,9 +282,10 @@ export function anomalyHistory(
   }
 > {
   return db.prepare(
-    "SELECT fingerprint, first_emitted_at, last_emitted_at, resolved_at FROM anomalies WHERE session_id = ?",
+    "SELECT kind, fingerprint, first_emitted_at, last_emitted_at, resolved_at FROM anomalies WHERE session_id = ?",
   ).all(sessionId) as unknown as Array<
     {
+      kind: string;
       fingerprint: string;
       first_emitted_at: number;
       last_emitted_at: number;
