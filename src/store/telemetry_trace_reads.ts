@@ -126,6 +126,8 @@ export interface ConversationRow {
   cost_usd: number;
   /** Calls with tokens and no price. */
   unpriced_calls: number;
+  /** Calls with a cost. */
+  priced_calls: number;
   /** Output tokens. */
   output_tokens: number;
   /** Context tokens summed over its calls: what it sent in all. */
@@ -150,7 +152,8 @@ export function topConversations(
         GROUP BY m.model ORDER BY count(*) DESC, m.model LIMIT 1) AS model,
       min(ts) AS first_ts, max(ts) AS last_ts, count(*) AS calls,
       count(DISTINCT question) AS questions, coalesce(sum(cost), 0) AS cost_usd,
-      coalesce(sum(unpriced), 0) AS unpriced_calls, sum(output) AS output_tokens,
+      coalesce(sum(unpriced), 0) AS unpriced_calls, count(cost) AS priced_calls,
+      sum(output) AS output_tokens,
       coalesce(sum(context), 0) AS context_tokens,
       sum(CASE WHEN context IS NOT NULL AND side = 0 THEN 1 ELSE 0 END) AS turns
     FROM c GROUP BY session_id

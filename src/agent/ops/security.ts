@@ -33,6 +33,7 @@ export const securityOperation: Operation = defineOperation({
     commands: z.object({
       scanned: z.number().int().describe("Shell commands checked, each call once"),
       external_fetches: z.number().int().describe("Of them, network fetches (curl, wget, …)"),
+      found: z.number().int().describe("Risky commands, listed or not"),
       by_rule: z.array(z.object({ rule: z.string(), severity, count: z.number().int() })),
       items: z.array(z.object({
         at: z.string(),
@@ -47,6 +48,7 @@ export const securityOperation: Operation = defineOperation({
     }),
     injections: z.object({
       scanned: z.number().int().describe("Tool results checked"),
+      found: z.number().int().describe("Results with injection text, listed or not"),
       by_rule: z.array(z.object({ rule: z.string(), count: z.number().int() })),
       items: z.array(z.object({
         at: z.string(),
@@ -78,11 +80,13 @@ export const securityOperation: Operation = defineOperation({
       commands: {
         scanned: scan.commands_scanned,
         external_fetches: scan.external_fetches,
+        found: scan.commands_found,
         by_rule: scan.command_rules,
         items: scan.commands.map(({ ts, ...rest }) => ({ at: iso(ts), ...rest })),
       },
       injections: {
         scanned: scan.results_scanned,
+        found: scan.injections_found,
         by_rule: scan.injection_rules,
         items: scan.injections.map(({ ts, ...rest }) => ({ at: iso(ts), ...rest })),
       },

@@ -115,7 +115,6 @@ export const tracesOperation: Operation = defineOperation({
       const first = turns[0] ?? null;
       const last = turns.length > 0 ? turns[turns.length - 1] : null;
       const sample = downsample(turns, SNOWBALL_POINTS);
-      const priced = c.calls - c.unpriced_calls > 0;
       return {
         session_id: c.session_id,
         agent: c.agent,
@@ -126,7 +125,9 @@ export const tracesOperation: Operation = defineOperation({
         questions: c.questions,
         cost_usd: usd(c.cost_usd) ?? 0,
         unpriced_calls: c.unpriced_calls,
-        cost_per_question_usd: priced && c.questions > 0 ? usd(c.cost_usd / c.questions) : null,
+        cost_per_question_usd: c.priced_calls > 0 && c.questions > 0
+          ? usd(c.cost_usd / c.questions)
+          : null,
         output_tokens: c.output_tokens,
         snowball: {
           turns: c.turns,

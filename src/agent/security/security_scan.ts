@@ -73,12 +73,16 @@ export interface SecurityScan {
   commands_scanned: number;
   /** Of them, commands that fetch from the network. */
   external_fetches: number;
+  /** Risky commands found (every one, not only those listed). */
+  commands_found: number;
   /** Risky commands per rule. */
   command_rules: Array<{ rule: string; severity: RiskSeverity; count: number }>;
   /** The latest risky commands. */
   commands: RiskyCommandFinding[];
   /** Tool results checked. */
   results_scanned: number;
+  /** Tool results with injection text (every one, not only those listed). */
+  injections_found: number;
   /** Injection findings per rule. */
   injection_rules: Array<{ rule: string; count: number }>;
   /** The latest injection findings. */
@@ -239,6 +243,7 @@ export function scanSecurity(
   return {
     commands_scanned: scanned,
     external_fetches: fetches,
+    commands_found: commands.length,
     command_rules: RISKY_COMMAND_RULES.map((rule) => ({
       rule: rule.id,
       severity: rule.severity,
@@ -246,6 +251,7 @@ export function scanSecurity(
     })).filter((r) => r.count > 0),
     commands: commands.slice(0, limit),
     results_scanned: resultsScanned,
+    injections_found: injections.length,
     injection_rules: INJECTION_RULES.map((rule) => ({
       rule: rule.id,
       count: injections.filter((i) => i.rules.includes(rule.id)).length,

@@ -212,6 +212,7 @@ Deno.test("agent.security: risky commands and injection text, each call once, wi
     // install (hook + transcript: once), force push, npm test, chmod, rm.
     assert.equal(result.commands.scanned, 5);
     assert.equal(result.commands.external_fetches, 1);
+    assert.equal(result.commands.found, 4);
     assert.deepEqual(
       result.commands.items.map((c: Operand) => [c.rules, c.severity, c.session_id, c.source]),
       [
@@ -236,6 +237,7 @@ Deno.test("agent.security: risky commands and injection text, each call once, wi
 
     // Three tool results: the install's, the fetched page, the docs search.
     assert.equal(result.injections.scanned, 3);
+    assert.equal(result.injections.found, 2);
     const [docs, page] = result.injections.items as Operand[];
     assert.deepEqual(docs.rules, ["role_hijack", "system_tag"]);
     assert.equal(docs.tool, "search_docs");
