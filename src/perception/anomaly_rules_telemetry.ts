@@ -167,7 +167,15 @@ export function costlyRequest(activity: SessionActivity, config: AnomalyConfig):
   );
 }
 
-function median(values: readonly number[]): number {
+/**
+ * The median of values (the mean of the middle two for an even count).
+ *
+ * @example
+ * ```ts
+ * median([3, 1, 2]); // 2
+ * ```
+ */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;

@@ -136,13 +136,16 @@ export interface ToolBaseline {
 export interface TelemetryActivity {
   /** The session's recent API errors. */
   api_errors: readonly ObservedApiError[];
-  /** The session's recent model calls (not side requests). */
+  /**
+   * The session's recent model calls (not side requests): at least every call the costly-call
+   * rule could report (a reader may leave out the rest).
+   */
   model_calls: readonly ObservedModelCall[];
   /** Every priced call of the session: how many, and their cost. */
   session_cost: { calls: number; cost_usd: number };
-  /** The session's recent timed tool calls. */
+  /** The session's recent timed tool calls (at least each tool's latest few). */
   tool_calls: readonly ObservedToolCall[];
-  /** Each recent tool's baseline, by tool name. */
+  /** Recent tools' baselines, by tool name (a tool too fast to be slow may have none). */
   tool_baselines: Readonly<Record<string, ToolBaseline>>;
 }
 

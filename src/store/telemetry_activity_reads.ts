@@ -1,14 +1,16 @@
 /**
  * Reads behind the telemetry anomaly rules: one session's recent API errors,
- * model calls with their cost, timed tool calls, its priced totals, and a
- * tool's earlier durations (across sessions) for its baseline. Each read is
- * bounded and served by an index on (session, time) or (tool, time).
+ * the model calls that may cost too much, each tool's latest timed calls, its
+ * priced totals, and a tool's earlier durations (across sessions) for its
+ * baseline. They run a second after every export that names the session, so
+ * each reads only what a rule can report — a few rows, not the session's
+ * history — served by an index on (session, time) or (tool, time).
  *
  * @module
  */
 import type { DatabaseSync } from "./database.ts";
 
-/** Most rows one read answers. */
+/** Most API errors one read answers. */
 const ROWS = 500;
 
 /** A stored API error. */
@@ -35,9 +37,9 @@ export function sessionApiErrors(
   `).all(sessionId, since) as unknown as SessionApiErrorRow[]).reverse();
 }
 
-/** A stored model call with its cost. */
+/** A priced model call. */
 export interface SessionModelCallRow {
-  /** The call's key. */
+  /** The call's key (its usage row's). */
   call_key: string;
   /** Time, ms. */
   ts: number;
@@ -45,9 +47,9 @@ export interface SessionModelCallRow {
   model: string | null;
   /** Request id. */
   request_id: string | null;
-  /** Vantage's price of its usage row, else the cost the agent reported; null: neither. */
+  /** Vantage's price of it. */
   cost_usd: number | null;
-  /** 1 when its priced usage row is in the session's totals. */
+  /** 1: it is in the session's totals. */
   in_totals: number;
   /** Uncached input plus cache reads and writes. */
   context_tokens: number;
@@ -55,23 +57,45 @@ export interface SessionModelCallRow {
   output_tokens: number;
 }
 
-/** The session's model calls since `since` (side requests aside), oldest first. */
-export function sessionModelCalls(
+/**
+ * The session's priced calls since `since` that cost at least `minUsd` and more than `factor`
+ * times the average of the session's other priced calls, given its priced `totals`: the only
+ * calls the costly-call rule can report, found from the usage rows (each call once, whatever
+ * reported it; side requests are in none) without reading every call of a busy session, then
+ * joined to what telemetry knows of them (request id). Oldest first.
+ */
+export function sessionCostlyCalls(
   db: DatabaseSync,
   sessionId: string,
   since: number,
+  totals: { calls: number; cost_usd: number },
+  minUsd: number,
+  factor: number,
 ): SessionModelCallRow[] {
   return (db.prepare(`
-    SELECT t.call_key, t.ts, t.model, t.request_id,
-      CASE WHEN u.priced = 1 THEN u.cost_usd ELSE t.cost_usd END AS cost_usd,
-      CASE WHEN u.priced = 1 AND u.session_id = t.session_id THEN 1 ELSE 0 END AS in_totals,
-      coalesce(t.input_tokens, 0) + coalesce(t.cache_read_tokens, 0)
-        + coalesce(t.cache_write_tokens, 0) AS context_tokens,
-      coalesce(t.output_tokens, 0) AS output_tokens
-    FROM telemetry_model_calls t LEFT JOIN usage u ON u.usage_key = t.usage_key
-    WHERE t.session_id = ? AND t.ts >= ? AND coalesce(t.outside_transcript, 0) = 0
-    ORDER BY t.ts DESC LIMIT ${ROWS}
-  `).all(sessionId, since) as unknown as SessionModelCallRow[]).reverse();
+    SELECT u.usage_key AS call_key, u.ts, u.model,
+      coalesce(t.request_id, CASE WHEN u.agent = 'claude_code' AND instr(u.usage_key, ':') > 0
+        THEN substr(u.usage_key, instr(u.usage_key, ':') + 1) END) AS request_id,
+      u.cost_usd, 1 AS in_totals,
+      u.input_tokens + u.cache_read_tokens + u.cache_write_tokens AS context_tokens,
+      u.output_tokens
+    FROM (
+      SELECT * FROM usage
+      WHERE session_id = ? AND ts >= ? AND priced = 1 AND calls = 1 AND cost_usd >= ?
+        AND cost_usd * (? - 1) > ? * (? - cost_usd)
+      ORDER BY ts DESC LIMIT 50
+    ) u
+    LEFT JOIN telemetry_model_calls t
+      ON u.usage_key LIKE 'otel:%' AND t.call_key = substr(u.usage_key, 6)
+    ORDER BY u.ts DESC
+  `).all(
+    sessionId,
+    since,
+    minUsd,
+    totals.calls,
+    factor,
+    totals.cost_usd,
+  ) as unknown as SessionModelCallRow[]).reverse();
 }
 
 /** The session's priced calls and their cost, over its whole life. */
@@ -97,17 +121,21 @@ export interface SessionToolCallRow {
   duration_ms: number;
 }
 
-/** The session's timed tool calls since `since`, oldest first. */
+/** The latest `perTool` timed calls of each tool of the session since `since`, oldest first. */
 export function sessionToolCalls(
   db: DatabaseSync,
   sessionId: string,
   since: number,
+  perTool: number,
 ): SessionToolCallRow[] {
-  return (db.prepare(`
-    SELECT ts, agent, tool_name, duration_ms FROM telemetry_tool_calls
-    WHERE session_id = ? AND ts >= ? AND tool_name IS NOT NULL AND duration_ms IS NOT NULL
-    ORDER BY ts DESC LIMIT ${ROWS}
-  `).all(sessionId, since) as unknown as SessionToolCallRow[]).reverse();
+  return db.prepare(`
+    SELECT ts, agent, tool_name, duration_ms FROM (
+      SELECT ts, agent, tool_name, duration_ms,
+        row_number() OVER (PARTITION BY tool_name ORDER BY ts DESC) AS rn
+      FROM telemetry_tool_calls
+      WHERE session_id = ? AND ts >= ? AND tool_name IS NOT NULL AND duration_ms IS NOT NULL
+    ) WHERE rn <= ? ORDER BY ts
+  `).all(sessionId, since, perTool) as unknown as SessionToolCallRow[];
 }
 
 /** The durations of `agent`'s `toolName` calls before `before`, the latest `limit`. */
