@@ -12,6 +12,7 @@ import indexHtml from "./index.html" with { type: "text" };
 import baseCss from "./styles/base.css" with { type: "text" };
 import componentsCss from "./styles/components.css" with { type: "text" };
 import pagesCss from "./styles/pages.css" with { type: "text" };
+import telemetryCss from "./styles/telemetry.css" with { type: "text" };
 import apiJs from "./js/api.js" with { type: "text" };
 import appJs from "./js/app.js" with { type: "text" };
 import chartsJs from "./js/charts.js" with { type: "text" };
@@ -48,8 +49,8 @@ const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
 const SVG = "image/svg+xml";
 
-/** One stylesheet, kept in three files by what they style; later rules win, so the order holds. */
-const stylesCss = [baseCss, componentsCss, pagesCss].join("\n");
+/** One stylesheet, kept in four files by what they style; later rules win, so the order holds. */
+const stylesCss = [baseCss, componentsCss, pagesCss, telemetryCss].join("\n");
 
 const FILES: ReadonlyArray<[string, string, string]> = [
   ["/", indexHtml, HTML],
