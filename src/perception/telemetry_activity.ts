@@ -74,7 +74,7 @@ export function readTelemetryActivity(
       key: c.call_key,
       ...(c.model !== null ? { model: c.model } : {}),
       ...(c.request_id !== null ? { request_id: c.request_id } : {}),
-      cost_usd: c.cost_usd ?? 0,
+      cost_usd: c.cost_usd,
       in_totals: c.in_totals === 1,
       context_tokens: c.context_tokens,
       output_tokens: c.output_tokens,

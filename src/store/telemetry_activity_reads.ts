@@ -48,8 +48,8 @@ export interface SessionModelCallRow {
   /** Request id. */
   request_id: string | null;
   /** Vantage's price of it. */
-  cost_usd: number | null;
-  /** 1: it is in the session's totals. */
+  cost_usd: number;
+  /** 1: it is in the session's totals (a usage row always is). */
   in_totals: number;
   /** Uncached input plus cache reads and writes. */
   context_tokens: number;
