@@ -4,21 +4,8 @@
 
 import { op } from "../api.js";
 import { timeChart } from "../charts.js";
-import {
-  agentBadge,
-  card,
-  compact,
-  debounce,
-  duration,
-  failure,
-  h,
-  kpi,
-  mount,
-  table,
-  usd,
-  when,
-} from "../dom.js";
-import { sessionLink } from "./telemetry_parts.js";
+import { agentBadge, compact, duration, h, kpi, mount, table, usd, when } from "../dom.js";
+import { rowsOr, sessionLink, telemetryTab } from "./telemetry_parts.js";
 
 function kpis(burn) {
   return h(
@@ -86,46 +73,30 @@ function bars(container, points, label, step) {
 
 /** Renders the tab into `body`. */
 export async function render(ctx, body) {
-  const kpiBox = h("div", { class: "kpi-slot" }, h("div", { class: "skeleton kpis-skeleton" }));
   const hourChart = h("div", { class: "chart", id: "cost-hour-chart" });
   const dayChart = h("div", { class: "chart", id: "cost-day-chart" });
   const expensiveBox = h("div");
-  mount(
-    body,
-    kpiBox,
-    h(
-      "div",
-      { class: "grid-2" },
-      card("Cost per hour (last 24 h)", hourChart, { id: "per-hour-title" }),
-      card("Cost per day", dayChart, { id: "per-day-title" }),
-    ),
-    card("Most expensive requests", expensiveBox, { id: "expensive-title" }),
-  );
-  const cleanups = [];
-  ctx.onCleanup(() => cleanups.splice(0).forEach((fn) => fn()));
-  const load = async () => {
-    const burn = await op("agent.cost_burn", { since_min: ctx.rangeMin, top: 20 });
-    if (ctx.stale()) return;
-    cleanups.splice(0).forEach((fn) => fn());
-    mount(kpiBox, kpis(burn));
-    if (burn.per_hour.length > 0) {
-      cleanups.push(bars(hourChart, burn.per_hour, "Cost per hour", 3600));
-    } else mount(hourChart, h("p", { class: "muted" }, "No cost in the last 24 hours."));
-    if (burn.per_day.length > 0) {
-      cleanups.push(bars(dayChart, burn.per_day, "Cost per day", 86_400));
-    } else mount(dayChart, h("p", { class: "muted" }, "No cost in this range."));
-    mount(
-      expensiveBox,
-      burn.most_expensive.length === 0
-        ? h("p", { class: "muted" }, "No priced requests in this range.")
-        : expensiveTable(burn.most_expensive),
-    );
-  };
-  try {
-    await load();
-  } catch (error) {
-    mount(kpiBox, failure(error));
-  }
-  const refresh = debounce(() => load().catch(() => {}), 2000);
-  ctx.onLive(refresh);
+  await telemetryTab(ctx, body, {
+    panels: [
+      ["Cost per hour (last 24 h)", hourChart, "per-hour-title"],
+      ["Cost per day", dayChart, "per-day-title"],
+      ["Most expensive requests", expensiveBox, "expensive-title"],
+    ],
+    ask: () => op("agent.cost_burn", { since_min: ctx.rangeMin, top: 20 }),
+    draw(burn, { kpis: kpiBox, keep }) {
+      mount(kpiBox, kpis(burn));
+      if (burn.per_hour.length > 0) {
+        keep(bars(hourChart, burn.per_hour, "Cost per hour", 3600));
+      } else mount(hourChart, h("p", { class: "muted" }, "No cost in the last 24 hours."));
+      if (burn.per_day.length > 0) {
+        keep(bars(dayChart, burn.per_day, "Cost per day", 86_400));
+      } else mount(dayChart, h("p", { class: "muted" }, "No cost in this range."));
+      rowsOr(
+        expensiveBox,
+        burn.most_expensive,
+        "No priced requests in this range.",
+        expensiveTable,
+      );
+    },
+  });
 }

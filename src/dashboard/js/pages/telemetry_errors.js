@@ -3,22 +3,8 @@
 
 import { op } from "../api.js";
 import { timeChart } from "../charts.js";
-import {
-  agentBadge,
-  barList,
-  card,
-  compact,
-  debounce,
-  duration,
-  failure,
-  h,
-  kpi,
-  mount,
-  pct,
-  table,
-  when,
-} from "../dom.js";
-import { noTelemetry, sessionLink } from "./telemetry_parts.js";
+import { agentBadge, barList, compact, duration, h, kpi, mount, pct, table, when } from "../dom.js";
+import { rowsOr, sessionLink, telemetryTab } from "./telemetry_parts.js";
 
 function kpis(result) {
   const top = result.by_status[0];
@@ -58,69 +44,39 @@ function recentTable(recent) {
 
 /** Renders the tab into `body`. */
 export async function render(ctx, body) {
-  const kpiBox = h("div", { class: "kpi-slot" }, h("div", { class: "skeleton kpis-skeleton" }));
   const rateChart = h("div", { class: "chart", id: "error-rate-chart" });
   const statusBox = h("div", { id: "status-box" });
   const recentBox = h("div");
-  mount(
-    body,
-    kpiBox,
-    h(
-      "div",
-      { class: "grid-2" },
-      card("Error rate over time", rateChart, { id: "rate-title" }),
-      card("Errors per HTTP status", statusBox, { id: "status-title" }),
-    ),
-    card("Recent API errors", recentBox, { id: "recent-errors-title" }),
-  );
-  const cleanups = [];
-  ctx.onCleanup(() => cleanups.splice(0).forEach((fn) => fn()));
-  const load = async () => {
-    const result = await op("agent.api_errors", { since_min: ctx.rangeMin, limit: 50 });
-    if (ctx.stale()) return;
-    cleanups.splice(0).forEach((fn) => fn());
-    if (result.errors + result.calls === 0) {
-      mount(kpiBox, noTelemetry("model calls", result.note));
-      mount(rateChart);
-      mount(statusBox);
-      mount(recentBox);
-      return;
-    }
-    mount(kpiBox, kpis(result));
-    cleanups.push(timeChart(rateChart, {
-      x: result.series.map((p) => p.bucket / 1000),
-      label: "Error rate per bucket",
-      yFormat: (v) => pct(v),
-      series: [{
-        label: "error rate",
-        color: "#e5484d",
-        values: result.series.map((p) => p.error_rate),
-      }],
-    }));
-    mount(
-      statusBox,
-      result.by_status.length === 0
-        ? h("p", { class: "muted" }, "No errors in this range.")
-        : barList(
-          result.by_status.map((s) => ({
+  await telemetryTab(ctx, body, {
+    panels: [
+      ["Error rate over time", rateChart, "rate-title"],
+      ["Errors per HTTP status", statusBox, "status-title"],
+      ["Recent API errors", recentBox, "recent-errors-title"],
+    ],
+    ask: () => op("agent.api_errors", { since_min: ctx.rangeMin, limit: 50 }),
+    isEmpty: (result) => result.errors + result.calls === 0,
+    nothing: "model calls",
+    draw(result, { kpis: kpiBox, keep }) {
+      mount(kpiBox, kpis(result));
+      keep(timeChart(rateChart, {
+        x: result.series.map((p) => p.bucket / 1000),
+        label: "Error rate per bucket",
+        yFormat: (v) => pct(v),
+        series: [{
+          label: "error rate",
+          color: "#e5484d",
+          values: result.series.map((p) => p.error_rate),
+        }],
+      }));
+      rowsOr(statusBox, result.by_status, "No errors in this range.", (rows) =>
+        barList(
+          rows.map((s) => ({
             label: s.status_code === null ? "no status" : String(s.status_code),
             value: s.errors,
           })),
           { label: "Errors per HTTP status", tone: "bad" },
-        ),
-    );
-    mount(
-      recentBox,
-      result.recent.length === 0
-        ? h("p", { class: "muted" }, "No API errors in this range.")
-        : recentTable(result.recent),
-    );
-  };
-  try {
-    await load();
-  } catch (error) {
-    mount(kpiBox, failure(error));
-  }
-  const refresh = debounce(() => load().catch(() => {}), 2000);
-  ctx.onLive(refresh);
+        ));
+      rowsOr(recentBox, result.recent, "No API errors in this range.", recentTable);
+    },
+  });
 }

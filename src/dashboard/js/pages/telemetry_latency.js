@@ -3,8 +3,8 @@
 
 import { op } from "../api.js";
 import { colorFor, timeChart } from "../charts.js";
-import { card, compact, debounce, duration, failure, h, kpi, mount, table } from "../dom.js";
-import { alignBuckets, noTelemetry } from "./telemetry_parts.js";
+import { compact, duration, h, kpi, mount, table } from "../dom.js";
+import { alignBuckets, noTelemetry, telemetryTab } from "./telemetry_parts.js";
 
 function kpis(result) {
   const calls = result.models.reduce((n, m) => n + m.calls, 0);
@@ -55,80 +55,59 @@ function modelsTable(models) {
 
 /** Renders the tab into `body`. */
 export async function render(ctx, body) {
-  const kpiBox = h("div", { class: "kpi-slot" }, h("div", { class: "skeleton kpis-skeleton" }));
   const latencyChart = h("div", { class: "chart", id: "latency-chart" });
   const ttftChart = h("div", { class: "chart", id: "ttft-chart" });
   const tableBox = h("div");
-  mount(
-    body,
-    kpiBox,
-    h(
-      "div",
-      { class: "grid-2" },
-      card("Latency per model (p50 dashed, p95 solid)", latencyChart, { id: "latency-title" }),
-      card("Time to first token per model (p50)", ttftChart, { id: "ttft-title" }),
-    ),
-    card("Per model", tableBox, { id: "models-title" }),
-  );
-  const cleanups = [];
-  ctx.onCleanup(() => cleanups.splice(0).forEach((fn) => fn()));
-  const load = async () => {
-    const result = await op("agent.latency", { since_min: ctx.rangeMin });
-    if (ctx.stale()) return;
-    cleanups.splice(0).forEach((fn) => fn());
-    if (result.models.length === 0) {
-      mount(kpiBox, noTelemetry("model calls with timings", result.note));
-      mount(latencyChart);
-      mount(ttftChart);
-      mount(tableBox);
-      return;
-    }
-    mount(kpiBox, kpis(result));
-    mount(tableBox, modelsTable(result.models));
-    const groups = result.models.map((m) => ({ key: m.model, points: m.series }));
-    const p50 = alignBuckets(groups, (p) => p.p50_ms);
-    const p95 = alignBuckets(groups, (p) => p.p95_ms);
-    cleanups.push(timeChart(latencyChart, {
-      x: p95.x,
-      label: "Latency per model over time",
-      yFormat: (v) => duration(v),
-      series: p95.series.flatMap((s, i) => [
-        { label: `${s.key} p95`, color: colorFor(s.key, i), values: s.values },
-        {
-          label: `${s.key} p50`,
-          color: colorFor(s.key, i),
-          values: p50.series[i].values,
-          dash: true,
-        },
-      ]),
-    }));
-    const ttft = alignBuckets(groups, (p) => p.ttft_p50_ms);
-    if (ttft.series.some((s) => s.values.some((v) => v !== null))) {
-      cleanups.push(timeChart(ttftChart, {
-        x: ttft.x,
-        label: "Time to first token per model over time",
+  await telemetryTab(ctx, body, {
+    panels: [
+      ["Latency per model (p50 dashed, p95 solid)", latencyChart, "latency-title"],
+      ["Time to first token per model (p50)", ttftChart, "ttft-title"],
+      ["Per model", tableBox, "models-title"],
+    ],
+    ask: () => op("agent.latency", { since_min: ctx.rangeMin }),
+    isEmpty: (result) => result.models.length === 0,
+    nothing: "model calls with timings",
+    draw(result, { kpis: kpiBox, keep }) {
+      mount(kpiBox, kpis(result));
+      mount(tableBox, modelsTable(result.models));
+      const groups = result.models.map((m) => ({ key: m.model, points: m.series }));
+      const p50 = alignBuckets(groups, (p) => p.p50_ms);
+      const p95 = alignBuckets(groups, (p) => p.p95_ms);
+      keep(timeChart(latencyChart, {
+        x: p95.x,
+        label: "Latency per model over time",
         yFormat: (v) => duration(v),
-        series: ttft.series.map((s, i) => ({
-          label: s.key,
-          color: colorFor(s.key, i),
-          values: s.values,
-        })),
+        series: p95.series.flatMap((s, i) => [
+          { label: `${s.key} p95`, color: colorFor(s.key, i), values: s.values },
+          {
+            label: `${s.key} p50`,
+            color: colorFor(s.key, i),
+            values: p50.series[i].values,
+            dash: true,
+          },
+        ]),
       }));
-    } else {
-      mount(
-        ttftChart,
-        noTelemetry(
-          "time to first token",
-          "Claude Code reports it in its spans (OTEL_TRACES_EXPORTER=otlp with CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1); GenAI apps in gen_ai.response.time_to_first_chunk.",
-        ),
-      );
-    }
-  };
-  try {
-    await load();
-  } catch (error) {
-    mount(kpiBox, failure(error));
-  }
-  const refresh = debounce(() => load().catch(() => {}), 2000);
-  ctx.onLive(refresh);
+      const ttft = alignBuckets(groups, (p) => p.ttft_p50_ms);
+      if (ttft.series.some((s) => s.values.some((v) => v !== null))) {
+        keep(timeChart(ttftChart, {
+          x: ttft.x,
+          label: "Time to first token per model over time",
+          yFormat: (v) => duration(v),
+          series: ttft.series.map((s, i) => ({
+            label: s.key,
+            color: colorFor(s.key, i),
+            values: s.values,
+          })),
+        }));
+      } else {
+        mount(
+          ttftChart,
+          noTelemetry(
+            "time to first token",
+            "Claude Code reports it in its spans (OTEL_TRACES_EXPORTER=otlp with CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1); GenAI apps in gen_ai.response.time_to_first_chunk.",
+          ),
+        );
+      }
+    },
+  });
 }

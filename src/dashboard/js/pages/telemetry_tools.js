@@ -2,21 +2,8 @@
 // the trend against the window before — and the latest failed calls.
 
 import { op } from "../api.js";
-import {
-  agentBadge,
-  card,
-  compact,
-  debounce,
-  duration,
-  failure,
-  h,
-  kpi,
-  mount,
-  pct,
-  table,
-  when,
-} from "../dom.js";
-import { change, noTelemetry, sessionLink } from "./telemetry_parts.js";
+import { agentBadge, compact, duration, h, kpi, mount, pct, table, when } from "../dom.js";
+import { change, rowsOr, sessionLink, telemetryTab } from "./telemetry_parts.js";
 
 function trendCell(t) {
   if (t.trend.p95_change_pct === null) {
@@ -30,6 +17,25 @@ function trendCell(t) {
       title: `p95 ${duration(t.trend.previous_p95_ms)} over ${t.trend.previous_calls} calls before`,
     },
     change(t.trend.p95_change_pct),
+  );
+}
+
+function kpis(tools) {
+  const calls = tools.reduce((n, t) => n + t.calls, 0);
+  const failed = tools.reduce((n, t) => n + t.failed, 0);
+  const slowest = [...tools].filter((t) => t.p95_ms !== null)
+    .sort((a, b) => b.p95_ms - a.p95_ms)[0];
+  return h(
+    "div",
+    { class: "kpis" },
+    kpi("Tool calls", compact(calls), `${tools.length} tools`),
+    kpi(
+      "Failed",
+      compact(failed),
+      calls > 0 ? pct(failed / calls) : "",
+      failed > 0 ? "warn" : "good",
+    ),
+    kpi("Slowest p95", slowest ? duration(slowest.p95_ms) : "–", slowest?.tool ?? ""),
   );
 }
 
@@ -77,56 +83,26 @@ function failuresTable(failures) {
 
 /** Renders the tab into `body`. */
 export async function render(ctx, body) {
-  const kpiBox = h("div", { class: "kpi-slot" }, h("div", { class: "skeleton kpis-skeleton" }));
   const toolsBox = h("div");
   const failuresBox = h("div");
-  mount(
-    body,
-    kpiBox,
-    card("Tool performance", toolsBox, { id: "tools-title" }),
-    card("Recent failures", failuresBox, { id: "failures-title" }),
-  );
-  const load = async () => {
-    const result = await op("agent.tool_performance", { since_min: ctx.rangeMin, failures: 50 });
-    if (ctx.stale()) return;
-    if (result.tools.length === 0) {
-      mount(kpiBox, noTelemetry("timed tool calls", result.note));
-      mount(toolsBox);
-      mount(failuresBox);
-      return;
-    }
-    const calls = result.tools.reduce((n, t) => n + t.calls, 0);
-    const failed = result.tools.reduce((n, t) => n + t.failed, 0);
-    const slowest = [...result.tools].filter((t) => t.p95_ms !== null)
-      .sort((a, b) => b.p95_ms - a.p95_ms)[0];
-    mount(
-      kpiBox,
-      h(
-        "div",
-        { class: "kpis" },
-        kpi("Tool calls", compact(calls), `${result.tools.length} tools`),
-        kpi(
-          "Failed",
-          compact(failed),
-          calls > 0 ? pct(failed / calls) : "",
-          failed > 0 ? "warn" : "good",
-        ),
-        kpi("Slowest p95", slowest ? duration(slowest.p95_ms) : "–", slowest?.tool ?? ""),
-      ),
-    );
-    mount(toolsBox, toolsTable(result.tools));
-    mount(
-      failuresBox,
-      result.recent_failures.length === 0
-        ? h("p", { class: "muted" }, "No failed tool calls in this range.")
-        : failuresTable(result.recent_failures),
-    );
-  };
-  try {
-    await load();
-  } catch (error) {
-    mount(kpiBox, failure(error));
-  }
-  const refresh = debounce(() => load().catch(() => {}), 2000);
-  ctx.onLive(refresh);
+  await telemetryTab(ctx, body, {
+    panels: [
+      ["Tool performance", toolsBox, "tools-title"],
+      ["Recent failures", failuresBox, "failures-title"],
+    ],
+    paired: false,
+    ask: () => op("agent.tool_performance", { since_min: ctx.rangeMin, failures: 50 }),
+    isEmpty: (result) => result.tools.length === 0,
+    nothing: "timed tool calls",
+    draw(result, { kpis: kpiBox }) {
+      mount(kpiBox, kpis(result.tools));
+      mount(toolsBox, toolsTable(result.tools));
+      rowsOr(
+        failuresBox,
+        result.recent_failures,
+        "No failed tool calls in this range.",
+        failuresTable,
+      );
+    },
+  });
 }

@@ -8,18 +8,15 @@ import {
   agentBadge,
   agentLabel,
   barList,
-  card,
   compact,
   cost,
-  debounce,
-  failure,
   h,
   kpi,
   mount,
   table,
   usd,
 } from "../dom.js";
-import { noTelemetry, sessionLink } from "./telemetry_parts.js";
+import { sessionLink, telemetryTab } from "./telemetry_parts.js";
 
 /** Conversations drawn on the snowball chart. */
 const DRAWN = 5;
@@ -120,50 +117,29 @@ function snowball(container, top) {
 
 /** Renders the tab into `body`. */
 export async function render(ctx, body) {
-  const kpiBox = h("div", { class: "kpi-slot" }, h("div", { class: "skeleton kpis-skeleton" }));
   const snowballChart = h("div", { class: "chart", id: "snowball-chart" });
   const reasonsBox = h("div", { id: "finish-reasons" });
   const tableBox = h("div");
-  mount(
-    body,
-    kpiBox,
-    h(
-      "div",
-      { class: "grid-2" },
-      card("Context per turn (the snowball)", snowballChart, { id: "snowball-title" }),
-      card("Finish reasons", reasonsBox, { id: "reasons-title" }),
-    ),
-    card("Costliest conversations", tableBox, { id: "conversations-title" }),
-  );
-  const cleanups = [];
-  ctx.onCleanup(() => cleanups.splice(0).forEach((fn) => fn()));
-  const load = async () => {
-    const result = await op("agent.traces", { since_min: ctx.rangeMin, limit: 10 });
-    if (ctx.stale()) return;
-    cleanups.splice(0).forEach((fn) => fn());
-    if (result.calls === 0) {
-      mount(kpiBox, noTelemetry("model calls", result.note));
-      mount(snowballChart);
-      mount(reasonsBox);
-      mount(tableBox);
-      return;
-    }
-    mount(kpiBox, kpis(result));
-    cleanups.push(snowball(snowballChart, result.top));
-    mount(
-      reasonsBox,
-      barList(
-        result.finish_reasons.map((r) => ({ label: r.reason, value: r.calls })),
-        { label: "Calls per finish reason", format: compact },
-      ),
-    );
-    mount(tableBox, conversationsTable(result.top));
-  };
-  try {
-    await load();
-  } catch (error) {
-    mount(kpiBox, failure(error));
-  }
-  const refresh = debounce(() => load().catch(() => {}), 2000);
-  ctx.onLive(refresh);
+  await telemetryTab(ctx, body, {
+    panels: [
+      ["Context per turn (the snowball)", snowballChart, "snowball-title"],
+      ["Finish reasons", reasonsBox, "reasons-title"],
+      ["Costliest conversations", tableBox, "conversations-title"],
+    ],
+    ask: () => op("agent.traces", { since_min: ctx.rangeMin, limit: 10 }),
+    isEmpty: (result) => result.calls === 0,
+    nothing: "model calls",
+    draw(result, { kpis: kpiBox, keep }) {
+      mount(kpiBox, kpis(result));
+      keep(snowball(snowballChart, result.top));
+      mount(
+        reasonsBox,
+        barList(
+          result.finish_reasons.map((r) => ({ label: r.reason, value: r.calls })),
+          { label: "Calls per finish reason", format: compact },
+        ),
+      );
+      mount(tableBox, conversationsTable(result.top));
+    },
+  });
 }
