@@ -42,6 +42,9 @@ const SHELL_TOOLS = new Set([
   "bashexecution",
 ]);
 
+/** The shell tools' names, lower-cased (for a store query that picks their calls). */
+export const SHELL_TOOL_NAMES: readonly string[] = [...SHELL_TOOLS];
+
 /**
  * Tells whether a tool name denotes a shell tool (`Bash`, `exec_command`, `shell`, `bash`,
  * `exec`, `powershell`).

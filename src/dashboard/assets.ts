@@ -12,6 +12,7 @@ import indexHtml from "./index.html" with { type: "text" };
 import baseCss from "./styles/base.css" with { type: "text" };
 import componentsCss from "./styles/components.css" with { type: "text" };
 import pagesCss from "./styles/pages.css" with { type: "text" };
+import telemetryCss from "./styles/telemetry.css" with { type: "text" };
 import apiJs from "./js/api.js" with { type: "text" };
 import appJs from "./js/app.js" with { type: "text" };
 import chartsJs from "./js/charts.js" with { type: "text" };
@@ -21,9 +22,17 @@ import documentsJs from "./js/pages/documents.js" with { type: "text" };
 import operationsJs from "./js/pages/operations.js" with { type: "text" };
 import overviewJs from "./js/pages/overview.js" with { type: "text" };
 import searchJs from "./js/pages/search.js" with { type: "text" };
+import securityJs from "./js/pages/security.js" with { type: "text" };
 import sessionJs from "./js/pages/session.js" with { type: "text" };
 import sessionsJs from "./js/pages/sessions.js" with { type: "text" };
 import sqlJs from "./js/pages/sql.js" with { type: "text" };
+import telemetryJs from "./js/pages/telemetry.js" with { type: "text" };
+import telemetryCostJs from "./js/pages/telemetry_cost.js" with { type: "text" };
+import telemetryErrorsJs from "./js/pages/telemetry_errors.js" with { type: "text" };
+import telemetryLatencyJs from "./js/pages/telemetry_latency.js" with { type: "text" };
+import telemetryPartsJs from "./js/pages/telemetry_parts.js" with { type: "text" };
+import telemetryToolsJs from "./js/pages/telemetry_tools.js" with { type: "text" };
+import telemetryTracesJs from "./js/pages/telemetry_traces.js" with { type: "text" };
 
 /** One embedded file. */
 export interface DashboardAsset {
@@ -40,8 +49,8 @@ const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
 const SVG = "image/svg+xml";
 
-/** One stylesheet, kept in three files by what they style; later rules win, so the order holds. */
-const stylesCss = [baseCss, componentsCss, pagesCss].join("\n");
+/** One stylesheet, kept in four files by what they style; later rules win, so the order holds. */
+const stylesCss = [baseCss, componentsCss, pagesCss, telemetryCss].join("\n");
 
 const FILES: ReadonlyArray<[string, string, string]> = [
   ["/", indexHtml, HTML],
@@ -58,9 +67,17 @@ const FILES: ReadonlyArray<[string, string, string]> = [
   ["/assets/js/pages/operations.js", operationsJs, JS],
   ["/assets/js/pages/overview.js", overviewJs, JS],
   ["/assets/js/pages/search.js", searchJs, JS],
+  ["/assets/js/pages/security.js", securityJs, JS],
   ["/assets/js/pages/session.js", sessionJs, JS],
   ["/assets/js/pages/sessions.js", sessionsJs, JS],
   ["/assets/js/pages/sql.js", sqlJs, JS],
+  ["/assets/js/pages/telemetry.js", telemetryJs, JS],
+  ["/assets/js/pages/telemetry_cost.js", telemetryCostJs, JS],
+  ["/assets/js/pages/telemetry_errors.js", telemetryErrorsJs, JS],
+  ["/assets/js/pages/telemetry_latency.js", telemetryLatencyJs, JS],
+  ["/assets/js/pages/telemetry_parts.js", telemetryPartsJs, JS],
+  ["/assets/js/pages/telemetry_tools.js", telemetryToolsJs, JS],
+  ["/assets/js/pages/telemetry_traces.js", telemetryTracesJs, JS],
 ];
 
 /** FNV-1a over the text: enough to tell two versions of a file apart. */

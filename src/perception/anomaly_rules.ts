@@ -3,8 +3,9 @@
  * findings, most severe first. Pure — no store, no clock, no I/O — so the same call serves the
  * hook path (then passed through `applySuppression`) and side-effect-free previews.
  *
- * Rules live in three families: files (`anomaly_rules_files.ts`), builds and tests
- * (`anomaly_rules_build.ts`), and the session as a whole (`anomaly_rules_session.ts`).
+ * Rules live in four families: files (`anomaly_rules_files.ts`), builds and tests
+ * (`anomaly_rules_build.ts`), the session as a whole (`anomaly_rules_session.ts`), and the
+ * agents' telemetry (`anomaly_rules_telemetry.ts`: API errors, costly calls, slow tools).
  *
  * @module
  */
@@ -25,6 +26,7 @@ import {
   testStuck,
 } from "./anomaly_rules_build.ts";
 import { contextPressure, noProgress, tokenBurn, toolLoop } from "./anomaly_rules_session.ts";
+import { apiErrorBurst, costlyRequest, toolSlowdown } from "./anomaly_rules_telemetry.ts";
 
 /** Every rule, by the kind it reports. */
 export const ANOMALY_RULES: Readonly<Record<AnomalyKind, AnomalyRule>> = {
@@ -39,6 +41,9 @@ export const ANOMALY_RULES: Readonly<Record<AnomalyKind, AnomalyRule>> = {
   error_repeat: errorRepeat,
   no_progress: noProgress,
   token_burn: tokenBurn,
+  api_error_burst: apiErrorBurst,
+  costly_request: costlyRequest,
+  tool_slowdown: toolSlowdown,
 };
 
 /** Options for {@linkcode detectAnomalies}. */

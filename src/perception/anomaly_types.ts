@@ -22,7 +22,17 @@ export type AnomalyKind =
   | "edit_churn"
   | "error_repeat"
   | "no_progress"
-  | "token_burn";
+  | "token_burn"
+  | "api_error_burst"
+  | "costly_request"
+  | "tool_slowdown";
+
+/** The kinds read from telemetry: they run when telemetry arrives, not on hook events. */
+export const TELEMETRY_KINDS: readonly AnomalyKind[] = [
+  "api_error_burst",
+  "costly_request",
+  "tool_slowdown",
+];
 
 /** How urgent a finding is. */
 export type AnomalySeverity = "info" | "warning" | "critical";
@@ -72,6 +82,73 @@ export type ObservedBuildRun =
   & Pick<BuildRunRecord, "command_line" | "exit_code" | "started_at" | "duration_ms" | "errors">
   & Partial<Pick<BuildRunRecord, "tool" | "tag" | "output_tail" | "cwd">>;
 
+/** A model API error the agent's telemetry reported. */
+export interface ObservedApiError {
+  /** When, ms since the epoch. */
+  ts: number;
+  /** HTTP status, when reported. */
+  status_code?: number;
+  /** Error text. */
+  error?: string;
+  /** Model. */
+  model?: string;
+}
+
+/** A model call the agent's telemetry reported, with what it cost. */
+export interface ObservedModelCall {
+  /** When, ms since the epoch. */
+  ts: number;
+  /** Stable identity of the call. */
+  key: string;
+  /** Model. */
+  model?: string;
+  /** The provider's request id. */
+  request_id?: string;
+  /** Cost, USD: Vantage's price, else what the agent reported. */
+  cost_usd: number;
+  /** Whether the session's cost totals already include it. */
+  in_totals: boolean;
+  /** Everything it sent: uncached input, cache reads and writes. */
+  context_tokens: number;
+  /** Output tokens. */
+  output_tokens: number;
+}
+
+/** A tool call the agent's telemetry timed. */
+export interface ObservedToolCall {
+  /** When it ended, ms since the epoch. */
+  ts: number;
+  /** Tool. */
+  tool_name: string;
+  /** How long it took, ms. */
+  duration_ms: number;
+}
+
+/** A tool's usual duration: its p95 over its calls before the recent window. */
+export interface ToolBaseline {
+  /** p95, ms (nearest rank). */
+  p95_ms: number;
+  /** Calls it was taken over. */
+  calls: number;
+}
+
+/** What telemetry says about a session, for the rules in `anomaly_rules_telemetry.ts`. */
+export interface TelemetryActivity {
+  /** The session's recent API errors. */
+  api_errors: readonly ObservedApiError[];
+  /**
+   * The session's recent model calls (not side requests): at least every call the costly-call
+   * rule could report (a reader may leave out the rest).
+   */
+  model_calls: readonly ObservedModelCall[];
+  /** Every priced call of the session: how many, and their cost. */
+  session_cost: { calls: number; cost_usd: number };
+  /** The session's recent timed tool calls (at least each tool's latest few). */
+  tool_calls: readonly ObservedToolCall[];
+  /** Recent tools' baselines, by tool name (a tool too fast to be slow may have none). */
+  tool_baselines: Readonly<Record<string, ToolBaseline>>;
+}
+
 /** Everything the rules look at for one session. Pass recent data (the last hour or two). */
 export interface SessionActivity {
   /** The session under inspection. */
@@ -90,6 +167,8 @@ export interface SessionActivity {
   build_runs?: readonly ObservedBuildRun[];
   /** This session's usage records. */
   usage?: readonly UsageRecord[];
+  /** What the session's telemetry says. */
+  telemetry?: TelemetryActivity;
 }
 
 /** Thresholds of every rule. */
@@ -134,6 +213,28 @@ export interface AnomalyConfig {
   tokenBurnMinBaselineMs: number;
   /** token_burn: weighted tokens in the window below which nothing is said. */
   tokenBurnMinSpend: number;
+  /** api_error_burst: errors within the window that make a burst. */
+  apiErrorBurstCount: number;
+  /** api_error_burst: the window. */
+  apiErrorBurstWindowMs: number;
+  /** api_error_burst: errors within the window that make it critical. */
+  apiErrorBurstCritical: number;
+  /** costly_request: how many times the session's average cost is "far above". */
+  costlyRequestFactor: number;
+  /** costly_request: a call cheaper than this, USD, is never reported. */
+  costlyRequestMinUsd: number;
+  /** costly_request: the session's other priced calls the average needs. */
+  costlyRequestMinCalls: number;
+  /** costly_request: how recent a call must be to be reported. */
+  costlyRequestWindowMs: number;
+  /** tool_slowdown: how recent the tool's calls must be. */
+  toolSlowWindowMs: number;
+  /** tool_slowdown: the latest calls whose median is compared. */
+  toolSlowCalls: number;
+  /** tool_slowdown: earlier calls the tool's p95 needs. */
+  toolSlowMinBaseline: number;
+  /** tool_slowdown: a median shorter than this, ms, is never slow. */
+  toolSlowMinMs: number;
 }
 
 /** Defaults tuned to stay quiet in ordinary sessions. */
@@ -158,6 +259,17 @@ export const DEFAULT_ANOMALY_CONFIG: Readonly<AnomalyConfig> = {
   tokenBurnFactor: 3,
   tokenBurnMinBaselineMs: 15 * 60_000,
   tokenBurnMinSpend: 300_000,
+  apiErrorBurstCount: 3,
+  apiErrorBurstWindowMs: 5 * 60_000,
+  apiErrorBurstCritical: 10,
+  costlyRequestFactor: 3,
+  costlyRequestMinUsd: 0.01,
+  costlyRequestMinCalls: 4,
+  costlyRequestWindowMs: 30 * 60_000,
+  toolSlowWindowMs: 15 * 60_000,
+  toolSlowCalls: 3,
+  toolSlowMinBaseline: 20,
+  toolSlowMinMs: 1000,
 };
 
 /** A rule: pure function from activity to findings. */

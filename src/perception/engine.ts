@@ -4,12 +4,16 @@
  * suppression (every emission recorded), and — for the hook events that can
  * carry context — answers with a `<vantage-context>` block holding only what
  * changed since the last injection, within a time budget or not at all.
+ * Telemetry a session's agent exports runs the telemetry rules instead
+ * ({@linkcode PerceptionEngine.onTelemetry}); their findings reach the agent
+ * with its next context block.
  *
  * @module
  */
 import type { Logger } from "../core/log.ts";
 import { storedHookEvent } from "../agent/hooks/stored_hook_event.ts";
 import type { AgentName, HookEvent, UsageRecord } from "../model/agent_records.ts";
+import { getSession } from "../store/agent/sessions.ts";
 import type { CompletedToolEvent } from "../store/agent/tool_outcomes.ts";
 import { type DatabaseSync, writing } from "../store/database.ts";
 import {
@@ -18,17 +22,31 @@ import {
   type PerceptionQuery,
   readPerceptionBundle,
 } from "../store/perception/perception_bundle.ts";
-import { activeAnomalies, recordEmission, resolveAnomaly } from "../store/perception/anomalies.ts";
+import {
+  activeAnomalies,
+  anomalyHistory,
+  type AnomalyHistoryRow,
+  recordEmission,
+  resolveAnomaly,
+} from "../store/perception/anomalies.ts";
 import type { BuildRunRow } from "../store/perception/build_runs.ts";
 import type { FileChangeRow } from "../store/perception/file_changes.ts";
 import { saveInjection } from "../store/perception/project_state.ts";
-import { detectAnomalies } from "./anomaly_rules.ts";
-import type { ObservedBuildRun, ObservedFileChange } from "./anomaly_types.ts";
+import { ANOMALY_RULES, detectAnomalies } from "./anomaly_rules.ts";
+import {
+  type AnomalyKind,
+  DEFAULT_ANOMALY_CONFIG,
+  type ObservedBuildRun,
+  type ObservedFileChange,
+  type SessionActivity,
+  TELEMETRY_KINDS,
+} from "./anomaly_types.ts";
 import type { BuildError } from "./build_errors.ts";
 import { type ContextSnapshot, renderContext } from "./context_renderer.ts";
 import { describeStack, type ProjectState } from "./project_detect.ts";
 import { ProjectSensors } from "./sensors.ts";
 import { applySuppression, type EmissionEntry } from "./suppression.ts";
+import { readTelemetryActivity } from "./telemetry_activity.ts";
 
 /** Hook events whose answer can carry context into the agent's next model call. */
 const CONTEXT_EVENTS = new Set([
@@ -42,6 +60,13 @@ const CONTEXT_EVENTS = new Set([
 
 /** How far back the rules look. */
 const ACTIVITY_WINDOW_MS = 2 * 60 * 60_000;
+/**
+ * The rules a hook event runs (telemetry's run when telemetry arrives). Each run settles only
+ * its own family's anomalies: a family that did not run has not seen them clear.
+ */
+const HOOK_KINDS = (Object.keys(ANOMALY_RULES) as AnomalyKind[]).filter((kind) =>
+  !TELEMETRY_KINDS.includes(kind)
+);
 /** Most events kept per session. */
 const EVENTS_KEPT = 400;
 /** Most file changes the rules look at. */
@@ -197,6 +222,31 @@ export class PerceptionEngine {
     return this.#runRules(completed.session_id, cache, cache.project, now, bundle);
   }
 
+  /**
+   * Telemetry arrived for a session: the telemetry rules (API error bursts, costly calls,
+   * slow tools) run over what it now holds. Returns the anomalies emitted; the agent hears of
+   * them with its next hook answer that carries context.
+   */
+  onTelemetry(sessionId: string): number {
+    const db = this.#options.db;
+    const now = this.#now();
+    const session = getSession(db, sessionId);
+    const activity: SessionActivity = {
+      session_id: sessionId,
+      now,
+      events: [],
+      telemetry: readTelemetryActivity(db, sessionId, now, DEFAULT_ANOMALY_CONFIG),
+    };
+    return this.#settle(
+      sessionId,
+      session?.project ?? session?.cwd ?? undefined,
+      now,
+      TELEMETRY_KINDS,
+      activity,
+      anomalyHistory(db, sessionId),
+    );
+  }
+
   /** What Vantage would tell a session now (the whole picture, not a diff). */
   snapshot(sessionId: string, projectHint?: string): ContextSnapshot {
     const db = this.#options.db;
@@ -222,10 +272,9 @@ export class PerceptionEngine {
     now: number,
     bundle: PerceptionBundle,
   ): number {
-    const db = this.#options.db;
     const since = now - ACTIVITY_WINDOW_MS;
     const session = bundle.session;
-    const findings = detectAnomalies({
+    const activity: SessionActivity = {
       session_id: sessionId,
       now,
       // 0 is a start that is not known: the rules then take the first event.
@@ -249,9 +298,27 @@ export class PerceptionEngine {
         reasoning_tokens: u.reasoning_tokens,
         ...(u.context_window !== null ? { context_window: u.context_window } : {}),
       } satisfies UsageRecord)),
-    });
+    };
+    return this.#settle(sessionId, project, now, HOOK_KINDS, activity, bundle.anomaly_history);
+  }
+
+  /**
+   * Runs `kinds` over `activity`, passes the findings through suppression against the
+   * session's `history` of those kinds, and records what was emitted or resolved.
+   */
+  #settle(
+    sessionId: string,
+    project: string | undefined,
+    now: number,
+    kinds: readonly AnomalyKind[],
+    activity: SessionActivity,
+    history: readonly AnomalyHistoryRow[],
+  ): number {
+    const db = this.#options.db;
+    const findings = detectAnomalies(activity, { kinds });
     const log: EmissionEntry[] = [];
-    for (const row of bundle.anomaly_history) {
+    for (const row of history) {
+      if (!kinds.includes(row.kind as AnomalyKind)) continue;
       log.push({
         fingerprint: row.fingerprint,
         event: "emitted",

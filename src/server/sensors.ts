@@ -17,12 +17,13 @@ import type { DatabaseSync } from "../store/database.ts";
 import { watchChanges } from "./change_watch.ts";
 import type { EventBus } from "./event_bus.ts";
 import type { HookPerception } from "./hook_pipeline.ts";
+import type { TelemetryPerception } from "./telemetry_intake.ts";
 import type { OutcomePerception } from "./transcript_tailing.ts";
 
 /** The running sensors. */
 export interface Sensors {
-  /** Perception, for the hook pipeline and the tailers. */
-  readonly perception: HookPerception & OutcomePerception;
+  /** Perception, for the hook pipeline, the tailers and the telemetry intake. */
+  readonly perception: HookPerception & OutcomePerception & TelemetryPerception;
   /** Stops the store watch and every project sensor. */
   stop(): void;
 }

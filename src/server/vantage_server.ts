@@ -154,7 +154,14 @@ async function startHolding(
     log,
   });
   pipeline.attachTranscripts(tailing);
-  const telemetry = createTelemetryIntake({ db, home: paths.home, prices });
+  // Telemetry runs its sessions' telemetry rules (API error bursts, costly calls, slow tools)
+  // shortly after it is stored, once per session however many exports named it.
+  const telemetry = createTelemetryIntake({
+    db,
+    home: paths.home,
+    prices,
+    checks: { perception: sensors.perception, events, log },
+  });
 
   const handler = options.handler({
     hooks: pipeline,
@@ -179,6 +186,7 @@ async function startHolding(
     stopping ??= (async () => {
       await structure.stop();
       spool.stop();
+      telemetry.stop();
       sensors.stop();
       // Open event streams never end by themselves: close them so the listener can drain.
       events.close();

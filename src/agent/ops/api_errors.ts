@@ -41,8 +41,7 @@ const apiErrorSchema = z.object({
 export const apiErrorsOperation: Operation = defineOperation({
   id: "agent.api_errors",
   title: "API errors",
-  description:
-    "Model API errors (OpenTelemetry): error rate per bucket, counts per HTTP status, latest errors.",
+  description: "Model API error rate over time, errors per HTTP status, latest errors.",
   input: z.object({
     ...telemetryWindowInput,
     bucket_min: bucketMinSchema,

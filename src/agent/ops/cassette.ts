@@ -24,6 +24,8 @@ import { apiErrorsOperation } from "./api_errors.ts";
 import { costBurnOperation } from "./cost_burn.ts";
 import { latencyOperation } from "./latency.ts";
 import { toolPerformanceOperation } from "./tool_performance.ts";
+import { tracesOperation } from "./traces.ts";
+import { securityOperation } from "./security.ts";
 
 /** The built-in `agent` cassette. */
 export const agentCassette: Cassette = {
@@ -53,5 +55,8 @@ export const agentCassette: Cassette = {
     toolPerformanceOperation,
     apiErrorsOperation,
     costBurnOperation,
+    tracesOperation,
+    // From hooks, transcripts and telemetry: risky commands and injection text, with evidence.
+    securityOperation,
   ],
 };

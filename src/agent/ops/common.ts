@@ -60,7 +60,7 @@ export function clamp(
 export const agentSourceSchema: z.ZodOptional<z.ZodString> = z.string()
   .meta({ enum: [...AGENT_NAMES, "self", ""] })
   .optional()
-  .describe('"" = all; aliases (cc, me) ok');
+  .describe('"" = all');
 
 /** How an `agent_source` argument resolved. */
 export interface AgentFilter {

@@ -22,15 +22,18 @@ export interface TimeWindow {
   since_min: number;
 }
 
-/** Schema of `since_min`: clamped into 1 minute … 400 days. */
+/**
+ * Schema of `since_min`: clamped into 1 minute … 400 days. Undescribed: the name, default and
+ * bounds say it, and the full surface's schema budget has no room for saying it again.
+ */
 export function sinceMinSchema(defaultMin: number): z.ZodDefault<z.ZodNumber> {
-  return clampedInt(1, MAX_LOOKBACK_MIN).default(defaultMin).describe("Lookback, minutes");
+  return clampedInt(1, MAX_LOOKBACK_MIN).default(defaultMin);
 }
 
 /** Schema of `until_min`: a negative end is refused, one past the longest lookback clamped. */
 export const untilMinSchema: z.ZodDefault<z.ZodNumber> = z.number().int().min(0)
   .overwrite((value) => Math.min(value, MAX_LOOKBACK_MIN)).max(MAX_LOOKBACK_MIN).default(0)
-  .describe("End, minutes ago (0 = now)");
+  .describe("Minutes ago; 0 = now");
 
 /** The window's end as an ISO time (now when open-ended). */
 export function windowEnd(window: TimeWindow, now: number): string {

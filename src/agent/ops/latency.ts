@@ -35,8 +35,7 @@ const pointSchema = z.object({
 export const latencyOperation: Operation = defineOperation({
   id: "agent.latency",
   title: "Model latency",
-  description:
-    "Model latency (OpenTelemetry): p50/p95 duration and time to first token per model and bucket.",
+  description: "Model call p50/p95 latency and time to first token, per model over time.",
   input: z.object({
     ...telemetryWindowInput,
     bucket_min: bucketMinSchema,

@@ -20,7 +20,7 @@ export const listAnomaliesOperation: Operation = defineOperation({
   id: "agent.list_anomalies",
   title: "Anomaly feed",
   description:
-    "Anomalies across every session, newest first. Each with evidence and suggestion, filtered by kind, project, severity or session; counts per kind and project.",
+    "Anomalies across sessions, newest first, with evidence and suggestion; counts per kind and project.",
   input: z.object({
     kind: z.string().optional().describe("Only this kind"),
     project: z.string().optional().describe("Only this project (its root path)"),

@@ -67,7 +67,7 @@ export const listSessionsOperation: Operation = defineOperation({
   id: "agent.list_sessions",
   title: "List sessions",
   description:
-    "List agent sessions across projects, newest first. Filtered by agent, time window, cost and open anomalies; sub-agent runs nest under their parent.",
+    "Agent sessions across projects, newest first, by agent, time, cost, open anomalies; sub-agents nest in their parent.",
   input: z.object({
     agent_source: agentSourceSchema,
     // Bounded: it becomes a LIKE pattern, which SQLite refuses past 50,000 bytes.

@@ -30,7 +30,7 @@ export const overviewOperation: Operation = defineOperation({
   id: "agent.overview",
   title: "Overview",
   description:
-    "All agents at a glance. Active now, sessions today, tokens and cost, tool calls and failure rate, open anomalies, each project's latest build.",
+    "All agents at a glance: active now, sessions today, tokens, cost, tool failure rate, open anomalies, latest builds.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     active_min: clampedInt(1, 120).default(5).describe(

@@ -90,7 +90,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
   id: "agent.session_timeline",
   title: "Session timeline",
   description:
-    "One session on a time axis. Prompts, tool calls with durations and failures, edits, compactions, API errors, sub-agent runs, anomalies, builds and each model call's tokens.",
+    "One session on a time axis: prompts, tool calls, edits, compactions, API errors, sub-agent runs, anomalies, builds, tokens.",
   input: z.object({
     session_id: z.string().min(6).describe("Full id or a unique prefix"),
     limit: clampedInt(10, 2000).default(800).describe("Most items"),

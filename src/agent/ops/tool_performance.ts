@@ -36,8 +36,7 @@ const toolFailureSchema = z.object({
 export const toolPerformanceOperation: Operation = defineOperation({
   id: "agent.tool_performance",
   title: "Tool performance",
-  description:
-    "Tool performance (OpenTelemetry): calls, success rate, p50/p95 duration, trend; latest failures.",
+  description: "Per tool: calls, success rate, p50/p95 duration, trend; latest failures.",
   input: z.object({
     ...telemetryWindowInput,
     failures: clampedInt(0, 100).default(20).describe("Recent failures listed"),

@@ -42,7 +42,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
   id: "agent.usage_timeseries",
   title: "Token and cost time series",
   description:
-    "Tokens and cost over time, per agent or per model. group_by model with bucket_min 1440 gives each day per model; unpriced calls are counted apart, never as $0.",
+    "Tokens and cost over time, per agent or model (bucket_min 1440: per day); unpriced calls apart, never $0.",
   input: z.object({
     since_min: sinceMinSchema(1440),
     until_min: untilMinSchema,

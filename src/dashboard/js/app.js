@@ -9,9 +9,11 @@ import * as documents from "./pages/documents.js";
 import * as operations from "./pages/operations.js";
 import * as overview from "./pages/overview.js";
 import * as search from "./pages/search.js";
+import * as security from "./pages/security.js";
 import * as session from "./pages/session.js";
 import * as sessions from "./pages/sessions.js";
 import * as sqlPage from "./pages/sql.js";
+import * as telemetry from "./pages/telemetry.js";
 
 /** Time ranges offered, in minutes. */
 export const RANGES = [
@@ -31,6 +33,8 @@ const PAGES = {
   sessions: { page: sessions, nav: "sessions", title: "Sessions" },
   session: { page: session, nav: "sessions", title: "Session" },
   anomalies: { page: anomalies, nav: "anomalies", title: "Anomalies" },
+  telemetry: { page: telemetry, nav: "telemetry", title: "Telemetry" },
+  security: { page: security, nav: "security", title: "Security" },
   search: { page: search, nav: "search", title: "Search" },
   documents: { page: documents, nav: "documents", title: "Documents", needs: "docs.list" },
   operations: { page: operations, nav: "operations", title: "Operations" },
@@ -85,6 +89,8 @@ function buildShell() {
         ["overview", "#/", "Overview"],
         ["sessions", "#/sessions", "Sessions"],
         ["anomalies", "#/anomalies", "Anomalies"],
+        ["telemetry", "#/telemetry", "Telemetry"],
+        ["security", "#/security", "Security"],
         ["search", "#/search", "Search"],
         ["documents", "#/documents", "Documents"],
         ["operations", "#/operations", "Operations"],

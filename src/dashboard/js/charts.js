@@ -1,5 +1,6 @@
-// Charts drawn by uPlot (loaded as a classic script, global `uPlot`): time
-// series for tokens and cost, and a lane chart that puts a session's prompts,
+// Charts drawn by uPlot (loaded as a classic script, global `uPlot`): series
+// over time (tokens, cost, latency, errors) or over turns (a conversation's
+// context), as lines or bars, and a lane chart that puts a session's prompts,
 // tool calls, edits, anomalies and builds on one time axis. Each chart
 // follows its container's width and the page's light or dark theme.
 
@@ -63,35 +64,52 @@ function follow(container, plot, height) {
 }
 
 /**
- * A time-series chart. `x` is epoch seconds; each series is
- * {label, values, color}. Returns a function that removes the chart.
+ * A series chart over time (`x` in epoch seconds) or, with `time: false`, over a count such
+ * as turns (`xLabel` names it). Each series is {label, values, color, dash?, bars?}: `dash`
+ * draws a dashed line, `bars` draws bars (give `step`, their width in x units). Returns a
+ * function that removes the chart.
  */
 export function timeChart(
   container,
-  { x, series, height = 220, yFormat = (v) => String(v), label },
+  { x, series, height = 220, yFormat = (v) => String(v), label, time = true, xLabel, step },
 ) {
   const theme = themeColors();
   const width = Math.max(240, Math.floor(container.clientWidth || 600));
+  // Bars of `step` seconds get half a step either side, so one bar alone is not a sliver
+  // across years of empty axis.
+  const xScale = step === undefined || x.length === 0
+    ? { time }
+    : { time, range: () => [x[0] - step / 2, x[x.length - 1] + step / 2] };
   const options = {
     width,
     height,
     cursor: { drag: { x: true, y: false } },
     legend: { live: true },
-    scales: { x: { time: true } },
+    scales: { x: xScale },
     axes: [
-      axis(theme),
+      axis(
+        theme,
+        time ? {} : { label: xLabel, labelSize: 20, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },
+      ),
       axis(theme, { values: (_u, values) => values.map((v) => yFormat(v)), size: 60 }),
     ],
     series: [
-      {},
-      ...series.map((s, i) => ({
-        label: s.label,
-        stroke: s.color ?? colorFor(s.label, i),
-        fill: fill(s.color ?? colorFor(s.label, i)),
-        width: 2,
-        points: { show: x.length <= 24, size: 5 },
-        value: (_u, v) => (v === null || v === undefined ? "–" : yFormat(v)),
-      })),
+      time ? {} : { label: xLabel ?? "x" },
+      ...series.map((s, i) => {
+        const color = s.color ?? colorFor(s.label, i);
+        return {
+          label: s.label,
+          stroke: color,
+          fill: s.dash ? undefined : s.bars ? color + "99" : fill(color),
+          width: s.bars ? 1 : 2,
+          ...(s.dash ? { dash: [6, 4] } : {}),
+          ...(s.bars ? { paths: uPlot.paths.bars({ size: [0.7, 48] }) } : {}),
+          points: { show: !s.bars && x.length <= 24, size: 5 },
+          // Over turns, a sampled series' missing turns are not gaps in the conversation.
+          spanGaps: !time,
+          value: (_u, v) => (v === null || v === undefined ? "–" : yFormat(v)),
+        };
+      }),
     ],
   };
   container.replaceChildren();

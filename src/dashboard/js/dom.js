@@ -142,6 +142,8 @@ const AGENT_LABELS = {
   codex: "Codex",
   copilot_cli: "Copilot CLI",
   openclaw: "OpenClaw",
+  // Applications that send GenAI spans and are none of the four agents.
+  gen_ai: "GenAI app",
 };
 
 /** The display name of an agent. */
@@ -241,6 +243,42 @@ export function card(title, body, extra = {}) {
     { class: `card ${extra.class ?? ""}`, "aria-labelledby": extra.id },
     h("header", { class: "card-head" }, h("h2", { id: extra.id }, title), extra.actions ?? null),
     body,
+  );
+}
+
+/** A key figure: label, value, a line of detail, and a tone ("good", "warn", "bad"). */
+export function kpi(label, value, detail, tone = "") {
+  return h(
+    "div",
+    { class: `kpi ${tone}` },
+    h("div", { class: "kpi-label" }, label),
+    h("div", { class: "kpi-value" }, value),
+    h("div", { class: "kpi-detail" }, detail ?? ""),
+  );
+}
+
+/**
+ * A list of labelled bars, each as long as its share of the largest value: a distribution
+ * (finish reasons, HTTP statuses, rules) read at a glance. Items are {label, value, title?}.
+ */
+export function barList(items, { format = String, label, tone = "" } = {}) {
+  const most = Math.max(1, ...items.map((item) => item.value));
+  return h(
+    "ul",
+    { class: `bar-list ${tone}`, "aria-label": label },
+    items.map((item) =>
+      h(
+        "li",
+        { title: item.title },
+        h("span", { class: "bar-label" }, item.label),
+        h(
+          "span",
+          { class: "bar-track", "aria-hidden": "true" },
+          h("span", { class: "bar-fill", style: { width: `${(item.value / most) * 100}%` } }),
+        ),
+        h("span", { class: "bar-value num" }, format(item.value)),
+      )
+    ),
   );
 }
 

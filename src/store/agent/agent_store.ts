@@ -75,6 +75,15 @@ import {
   type StoredToolOutcome,
 } from "./tool_outcomes.ts";
 import {
+  hookShellCommands,
+  type StoredToolCall,
+  type StoredToolTexts,
+  type ToolTextWindow,
+  transcriptShellCalls,
+  transcriptToolCall,
+  transcriptToolResults,
+} from "./tool_texts.ts";
+import {
   getTranscriptCursor,
   saveTranscriptCursor,
   type TranscriptCursor,
@@ -203,6 +212,21 @@ export interface AgentStore<M extends StoreMode = "sync"> {
   /** Tool calls and failures over a window, each session counted once. */
   toolCallTotals(since: number, until: number): Answer<ToolCallTotals, M>;
 
+  // What the security scan reads --------------------------------------------------------------
+
+  /** Hook events of a window that carry a shell command, newest first. */
+  hookShellCommands(window: ToolTextWindow, limit: number): Answer<StoredToolTexts, M>;
+  /** Transcript calls of a window to the shell tools named, newest first. */
+  transcriptShellCalls(
+    window: ToolTextWindow,
+    shellTools: readonly string[],
+    limit: number,
+  ): Answer<StoredToolTexts, M>;
+  /** Transcript tool results of a window (their start), newest first. */
+  transcriptToolResults(window: ToolTextWindow, limit: number): Answer<StoredToolTexts, M>;
+  /** The transcript tool call a result answers. */
+  transcriptToolCall(sessionId: string, toolUseId: string): Answer<StoredToolCall | undefined, M>;
+
   // Usage -------------------------------------------------------------------------------------
 
   /** Usage per time bucket and per agent or model. */
@@ -278,6 +302,10 @@ const SQLITE_AGENT_FUNCTIONS = {
   recentFiles,
   lastPrompt,
   toolCallTotals,
+  hookShellCommands,
+  transcriptShellCalls,
+  transcriptToolResults,
+  transcriptToolCall,
   usageBuckets,
   usageTotals,
   unpricedModels,

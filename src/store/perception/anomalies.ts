@@ -75,6 +75,8 @@ export function activeAnomalies(db: DatabaseSync, sessionId: string, limit = 50)
 
 /** What the rules need to know of a finding they emitted before. */
 export interface AnomalyHistoryRow {
+  /** Rule kind (each rule family settles only its own). */
+  kind: string;
   /** Identity of the finding. */
   fingerprint: string;
   /** First emission, ms. */
@@ -86,6 +88,7 @@ export interface AnomalyHistoryRow {
 }
 
 const ANOMALY_HISTORY = new RowReader<AnomalyHistoryRow>("anomaly history", {
+  kind: "text",
   fingerprint: "text",
   first_emitted_at: "number",
   last_emitted_at: "number",

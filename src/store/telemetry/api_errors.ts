@@ -1,7 +1,7 @@
 /**
  * Model API errors agents reported over telemetry: stored once per error
  * key, and read back as an error rate per bucket, counts per HTTP status and
- * the latest errors.
+ * the latest errors, and per session for the error-burst rule.
  *
  * @module
  */
@@ -139,4 +139,41 @@ export function apiErrorSummary(
     byStatus,
     recent,
   };
+}
+
+/** An API error of one session, as the error-burst rule reads it. */
+export interface SessionApiErrorRow {
+  /** Time, ms. */
+  ts: number;
+  /** HTTP status. */
+  status_code: number | null;
+  /** Error text. */
+  error: string | null;
+  /** Model. */
+  model: string | null;
+}
+
+const SESSION_API_ERROR = new RowReader<SessionApiErrorRow>("session API error", {
+  ts: "number",
+  status_code: "number?",
+  error: "text?",
+  model: "text?",
+});
+
+/** Most API errors one session read answers (a burst needs far fewer). */
+const SESSION_ERRORS_READ = 500;
+
+/** The session's API errors since `since` (the latest 500), oldest first. */
+export function sessionApiErrors(
+  db: DatabaseSync,
+  sessionId: string,
+  since: number,
+): SessionApiErrorRow[] {
+  return SESSION_API_ERROR.all(
+    prepared(
+      db,
+      `SELECT ${SESSION_API_ERROR.columns} FROM telemetry_api_errors
+      WHERE session_id = ? AND ts >= ? ORDER BY ts DESC LIMIT ${SESSION_ERRORS_READ}`,
+    ).all(sessionId, since),
+  ).reverse();
 }

@@ -2,13 +2,14 @@
  * Tool calls as telemetry tells them: a call's decision, result and span
  * merged into one row (call_merge.ts), counted in its session's tool calls
  * only while no transcript of the session was read (settle.ts withdraws the
- * count when one is), and the figures per tool read back.
+ * count when one is), and the figures per tool read back; for the slow-tool
+ * rule, a session's latest calls per tool and a tool's earlier durations.
  *
  * @module
  */
 import type { ToolCallInput } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { numberColumn, RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { fieldValues, mergeStatements } from "./call_merge.ts";
 import { type PercentileRow, percentiles, type TelemetryWindow, windowRows } from "./window.ts";
@@ -162,5 +163,69 @@ export function recentToolFailures(
       FROM telemetry_tool_calls WHERE ts >= ? AND ts < ? AND success = 0 ${agents}
       ORDER BY ts DESC LIMIT ?`,
     limit,
+  );
+}
+
+/** A timed tool call of one session. */
+export interface SessionToolCallRow {
+  /** Time, ms. */
+  ts: number;
+  /** Agent. */
+  agent: string;
+  /** Tool. */
+  tool_name: string;
+  /** Duration, ms. */
+  duration_ms: number;
+}
+
+const SESSION_TOOL_CALL = new RowReader<SessionToolCallRow>("session tool call", {
+  ts: "number",
+  agent: "text",
+  tool_name: "text",
+  duration_ms: "number",
+});
+
+/**
+ * The latest `perTool` timed calls of each tool of the session since `since`, oldest first
+ * (what the slow-tool rule compares; an index on session and time serves it).
+ */
+export function sessionToolCalls(
+  db: DatabaseSync,
+  sessionId: string,
+  since: number,
+  perTool: number,
+): SessionToolCallRow[] {
+  return SESSION_TOOL_CALL.all(
+    prepared(
+      db,
+      `SELECT ${SESSION_TOOL_CALL.columns} FROM (
+        SELECT ts, agent, tool_name, duration_ms,
+          row_number() OVER (PARTITION BY tool_name ORDER BY ts DESC) AS rn
+        FROM telemetry_tool_calls
+        WHERE session_id = ? AND ts >= ? AND tool_name IS NOT NULL AND duration_ms IS NOT NULL
+      ) WHERE rn <= ? ORDER BY ts`,
+    ).all(sessionId, since, perTool),
+  );
+}
+
+/**
+ * The durations of `agent`'s `toolName` calls before `before`, the latest `limit` (a tool's
+ * baseline, across sessions; an index on tool and time serves it).
+ */
+export function toolDurationsBefore(
+  db: DatabaseSync,
+  agent: string,
+  toolName: string,
+  before: number,
+  limit: number,
+): number[] {
+  return numberColumn(
+    prepared(
+      db,
+      `SELECT duration_ms FROM telemetry_tool_calls
+      WHERE tool_name = ? AND ts < ? AND agent = ? AND duration_ms IS NOT NULL
+      ORDER BY ts DESC LIMIT ?`,
+    ).all(toolName, before, agent, limit),
+    "duration_ms",
   );
 }

@@ -18,22 +18,13 @@ import {
   empty,
   failure,
   h,
+  kpi,
   mount,
   pct,
   shortId,
   table,
   usd,
 } from "../dom.js";
-
-function kpi(label, value, detail, tone = "") {
-  return h(
-    "div",
-    { class: `kpi ${tone}` },
-    h("div", { class: "kpi-label" }, label),
-    h("div", { class: "kpi-value" }, value),
-    h("div", { class: "kpi-detail" }, detail ?? ""),
-  );
-}
 
 function kpis(overview) {
   const w = overview.window;
