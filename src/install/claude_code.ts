@@ -27,7 +27,7 @@ import {
   type ManagedFile,
   ownedFile,
 } from "./managed_file.ts";
-import { claudeCodeOtelAuthorization, claudeCodeOtelPlan } from "./otel_settings.ts";
+import { CLAUDE_CODE_OTEL, claudeCodeOtelPlan, telemetrySettingsIn } from "./otel_settings.ts";
 import { otelTarget } from "./otel_target.ts";
 import { settingsFile as settingsPart } from "./settings_file.ts";
 import { skillMarkdown } from "./skill.ts";
@@ -170,16 +170,8 @@ export const claudeCodeAdapter: AgentAdapter = {
     if (text === undefined) return { file, entry: undefined };
     return { file, entry: toServerEntry(getJsonValue(text, "json", SERVER_PATH, file)) };
   },
-  telemetrySettings(environment) {
-    const target = otelTarget(environment, true);
-    return {
-      file: settingsPath(environment),
-      format: "json",
-      target,
-      plan: claudeCodeOtelPlan(target),
-      authorization: claudeCodeOtelAuthorization,
-    };
-  },
+  telemetrySettings: (environment) =>
+    telemetrySettingsIn(environment, settingsPath(environment), "json", CLAUDE_CODE_OTEL),
   async readHooks(environment) {
     const file = settingsPath(environment);
     const text = await readTextIfExists(file);

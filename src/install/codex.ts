@@ -20,7 +20,7 @@ import { agentFolder, type InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { type HookGroup, ourHandlers } from "./json_hooks.ts";
 import { hooksFile, layeredFile, type ManagedFile, tomlTableFile } from "./managed_file.ts";
-import { codexOtelAuthorization, codexOtelPlan } from "./otel_settings.ts";
+import { CODEX_OTEL, codexOtelPlan, telemetrySettingsIn } from "./otel_settings.ts";
 import { otelTarget } from "./otel_target.ts";
 import { settingsFile } from "./settings_file.ts";
 import { readTomlTable, renderTomlTable } from "./toml_edit.ts";
@@ -126,16 +126,8 @@ export const codexAdapter: AgentAdapter = {
     if (text === undefined) return { file, entry: undefined };
     return { file, entry: toServerEntry(readTomlTable(text, file, TABLE)) };
   },
-  telemetrySettings(environment) {
-    const target = otelTarget(environment, true);
-    return {
-      file: configPath(environment),
-      format: "toml",
-      target,
-      plan: codexOtelPlan(target),
-      authorization: codexOtelAuthorization,
-    };
-  },
+  telemetrySettings: (environment) =>
+    telemetrySettingsIn(environment, configPath(environment), "toml", CODEX_OTEL),
   async readHooks(environment) {
     const file = join(codexFolder(environment), "hooks.json");
     const text = await readTextIfExists(file);

@@ -15,7 +15,7 @@ import { agentFolder, type InstallEnvironment } from "./environment.ts";
 import { readTextIfExists } from "./file_io.ts";
 import { getJsonValue } from "./json_edit.ts";
 import { jsonEntryFile, layeredFile, type ManagedFile } from "./managed_file.ts";
-import { openclawOtelAuthorization, openclawOtelPlan } from "./otel_settings.ts";
+import { OPENCLAW_OTEL, openclawOtelPlan, telemetrySettingsIn } from "./otel_settings.ts";
 import { otelTarget } from "./otel_target.ts";
 import { settingsFile } from "./settings_file.ts";
 
@@ -76,16 +76,8 @@ export const openclawAdapter: AgentAdapter = {
     }
     return notes;
   },
-  telemetrySettings(environment) {
-    const target = otelTarget(environment, true);
-    return {
-      file: configPath(environment),
-      format: "json5",
-      target,
-      plan: openclawOtelPlan(target),
-      authorization: openclawOtelAuthorization,
-    };
-  },
+  telemetrySettings: (environment) =>
+    telemetrySettingsIn(environment, configPath(environment), "json5", OPENCLAW_OTEL),
   async readServer(environment) {
     const file = configPath(environment);
     const text = await readTextIfExists(file);

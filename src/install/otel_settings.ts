@@ -15,7 +15,10 @@
  *
  * @module
  */
-import type { OtelTarget } from "./otel_target.ts";
+import type { JsonFlavor } from "./json_syntax.ts";
+import type { TelemetrySettings } from "./agent.ts";
+import type { InstallEnvironment } from "./environment.ts";
+import { type OtelTarget, otelTarget } from "./otel_target.ts";
 import type { SettingGuard, SettingsPlan } from "./settings_part.ts";
 
 /** Per-signal overrides that would send a signal elsewhere: the user's stop the install. */
@@ -165,4 +168,44 @@ function percentDecoded(value: string): string {
   } catch {
     return value;
   }
+}
+
+/** One agent's telemetry settings: what an install writes, and the header its exports carry. */
+export interface OtelSettingsKind {
+  /** The settings for a target. */
+  plan(target: OtelTarget): SettingsPlan;
+  /** The `Authorization` header in the settings, found through `read`. */
+  authorization(read: (path: readonly string[]) => unknown): string | undefined;
+}
+
+/** Claude Code's telemetry settings. */
+export const CLAUDE_CODE_OTEL: OtelSettingsKind = {
+  plan: claudeCodeOtelPlan,
+  authorization: claudeCodeOtelAuthorization,
+};
+
+/** Codex's telemetry settings. */
+export const CODEX_OTEL: OtelSettingsKind = {
+  plan: codexOtelPlan,
+  authorization: codexOtelAuthorization,
+};
+
+/** OpenClaw's telemetry settings. */
+export const OPENCLAW_OTEL: OtelSettingsKind = {
+  plan: openclawOtelPlan,
+  authorization: openclawOtelAuthorization,
+};
+
+/**
+ * An agent's telemetry settings in `file` as `doctor` compares them: built for `serve` as
+ * this environment finds it, leniently (no token needed).
+ */
+export function telemetrySettingsIn(
+  environment: InstallEnvironment,
+  file: string,
+  format: JsonFlavor | "toml",
+  kind: OtelSettingsKind,
+): TelemetrySettings {
+  const target = otelTarget(environment, true);
+  return { file, format, target, plan: kind.plan(target), authorization: kind.authorization };
 }

@@ -11,12 +11,14 @@ import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { apiErrorSummary } from "../../store/telemetry/api_errors.ts";
-import { agentContext, clamp, iso, READ_ONLY } from "./common.ts";
+import { agentContext, clamp, iso } from "./common.ts";
 import { windowEnd } from "./dashboard_window.ts";
 import {
   bucketMinSchema,
   ms,
   NO_TELEMETRY_NOTE,
+  TELEMETRY_READER,
+  telemetryAnswerFields,
   telemetryRecordFields,
   telemetryScope,
   telemetryWindowInput,
@@ -25,17 +27,6 @@ import {
 function rate(errors: number, calls: number): number | null {
   return errors + calls === 0 ? null : Math.round((errors / (errors + calls)) * 10_000) / 10_000;
 }
-
-/** One API error as the answer lists it. */
-const apiErrorSchema = z.object({
-  ...telemetryRecordFields,
-  model: z.string().nullable(),
-  status_code: z.number().nullable(),
-  error: z.string().nullable(),
-  attempt: z.number().nullable(),
-  request_id: z.string().nullable(),
-  duration_ms: z.number().nullable(),
-});
 
 /** The `agent.api_errors` operation. */
 export const apiErrorsOperation: Operation = defineOperation({
@@ -48,8 +39,7 @@ export const apiErrorsOperation: Operation = defineOperation({
     limit: clampedInt(0, 100).default(20).describe("Recent errors listed"),
   }),
   output: z.object({
-    since: z.string(),
-    until: z.string(),
+    ...telemetryAnswerFields,
     bucket_min: z.number().int(),
     errors: z.number().int(),
     calls: z.number().int().describe("Successful model calls in the window"),
@@ -61,11 +51,18 @@ export const apiErrorsOperation: Operation = defineOperation({
       error_rate: z.number().nullable(),
     })),
     by_status: z.array(z.object({ status_code: z.number().nullable(), errors: z.number().int() })),
-    recent: z.array(apiErrorSchema),
+    recent: z.array(z.object({
+      ...telemetryRecordFields,
+      model: z.string().nullable(),
+      status_code: z.number().nullable(),
+      error: z.string().nullable(),
+      attempt: z.number().nullable(),
+      request_id: z.string().nullable(),
+      duration_ms: z.number().nullable(),
+    })),
     note: z.string().optional(),
   }),
-  scopes: ["agent:read"],
-  annotations: READ_ONLY,
+  ...TELEMETRY_READER,
   run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);

@@ -17,16 +17,14 @@ import {
   mostExpensiveCalls,
   outsideTranscriptCost,
 } from "../../store/telemetry/cost.ts";
-import {
-  agentContext,
-  agentSourceSchema,
-  clamp,
-  iso,
-  READ_ONLY,
-  resolveAgentFilter,
-} from "./common.ts";
+import { agentContext, agentSourceSchema, clamp, iso, resolveAgentFilter } from "./common.ts";
 import { resolveWindow, sinceMinSchema, windowEnd } from "./dashboard_window.ts";
-import { ms } from "./telemetry_window.ts";
+import {
+  ms,
+  TELEMETRY_READER,
+  telemetryAnswerFields,
+  telemetryRecordFields,
+} from "./telemetry_window.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -47,8 +45,7 @@ export const costBurnOperation: Operation = defineOperation({
     top: clampedInt(0, 100).default(10).describe("Most expensive calls listed"),
   }),
   output: z.object({
-    since: z.string(),
-    until: z.string(),
+    ...telemetryAnswerFields,
     last_hour_usd: z.number(),
     last_24h_usd: z.number(),
     window_usd: z.number(),
@@ -71,9 +68,7 @@ export const costBurnOperation: Operation = defineOperation({
       z.object({ bucket: z.number(), cost_usd: z.number(), calls: z.number().int() }),
     ),
     most_expensive: z.array(z.object({
-      at: z.string(),
-      agent: z.string(),
-      session_id: z.string(),
+      ...telemetryRecordFields,
       model: z.string().nullable(),
       cost_usd: z.number(),
       input_tokens: z.number(),
@@ -85,8 +80,7 @@ export const costBurnOperation: Operation = defineOperation({
       duration_ms: z.number().nullable(),
     })),
   }),
-  scopes: ["agent:read"],
-  annotations: READ_ONLY,
+  ...TELEMETRY_READER,
   run(context, input) {
     const ctx = agentContext(context);
     const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);

@@ -11,12 +11,14 @@ import { z } from "zod";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { modelLatency } from "../../store/telemetry/model_calls.ts";
 import type { PercentileRow } from "../../store/telemetry/window.ts";
-import { agentContext, iso, READ_ONLY } from "./common.ts";
+import { agentContext, iso } from "./common.ts";
 import { windowEnd } from "./dashboard_window.ts";
 import {
   bucketMinSchema,
   ms,
   NO_TELEMETRY_NOTE,
+  TELEMETRY_READER,
+  telemetryAnswerFields,
   telemetryScope,
   telemetryWindowInput,
 } from "./telemetry_window.ts";
@@ -42,8 +44,7 @@ export const latencyOperation: Operation = defineOperation({
     model: z.string().optional().describe("Only this model"),
   }),
   output: z.object({
-    since: z.string(),
-    until: z.string(),
+    ...telemetryAnswerFields,
     bucket_min: z.number().int(),
     models: z.array(z.object({
       model: z.string(),
@@ -57,8 +58,7 @@ export const latencyOperation: Operation = defineOperation({
     })),
     note: z.string().optional(),
   }),
-  scopes: ["agent:read"],
-  annotations: READ_ONLY,
+  ...TELEMETRY_READER,
   run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);

@@ -12,8 +12,13 @@ import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { scanSecurity } from "../security/security_scan.ts";
-import { agentContext, clamp, iso, READ_ONLY } from "./common.ts";
+import { agentContext, clamp, iso } from "./common.ts";
 import { resolveWindow, sinceMinSchema, windowEnd } from "./dashboard_window.ts";
+import {
+  TELEMETRY_READER,
+  telemetryAnswerFields,
+  telemetryRecordFields,
+} from "./telemetry_window.ts";
 
 const severity = z.enum(["critical", "warning", "info"]);
 const source = z.enum(["hook", "transcript", "telemetry"]);
@@ -28,17 +33,14 @@ export const securityOperation: Operation = defineOperation({
     limit: clampedInt(0, 200).default(50).describe("Findings listed per kind"),
   }),
   output: z.object({
-    since: z.string(),
-    until: z.string(),
+    ...telemetryAnswerFields,
     commands: z.object({
       scanned: z.number().int().describe("Shell commands checked, each call once"),
       external_fetches: z.number().int().describe("Of them, network fetches (curl, wget, …)"),
       found: z.number().int().describe("Risky commands, listed or not"),
       by_rule: z.array(z.object({ rule: z.string(), severity, count: z.number().int() })),
       items: z.array(z.object({
-        at: z.string(),
-        agent: z.string(),
-        session_id: z.string(),
+        ...telemetryRecordFields,
         severity,
         rules: z.array(z.string()),
         command: z.string(),
@@ -51,9 +53,7 @@ export const securityOperation: Operation = defineOperation({
       found: z.number().int().describe("Results with injection text, listed or not"),
       by_rule: z.array(z.object({ rule: z.string(), count: z.number().int() })),
       items: z.array(z.object({
-        at: z.string(),
-        agent: z.string(),
-        session_id: z.string(),
+        ...telemetryRecordFields,
         rules: z.array(z.string()),
         tool: z.string().nullable(),
         target: z.string().nullable().describe("The file, URL or command the tool read"),
@@ -64,8 +64,7 @@ export const securityOperation: Operation = defineOperation({
     }),
     truncated: z.boolean().describe("Older records left out: a shorter window reads them all"),
   }),
-  scopes: ["agent:read"],
-  annotations: READ_ONLY,
+  ...TELEMETRY_READER,
   run(context, input) {
     const ctx = agentContext(context);
     const window = resolveWindow(ctx.now, input.since_min, undefined, 7 * 1440);

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { TelemetryWindow } from "../../store/telemetry/window.ts";
-import { type AgentContext, agentSourceSchema, resolveAgentFilter } from "./common.ts";
+import { type AgentContext, agentSourceSchema, READ_ONLY, resolveAgentFilter } from "./common.ts";
 import {
   resolveWindow,
   sinceMinSchema,
@@ -64,6 +64,12 @@ export function telemetryScope(
   if (filter.agents !== undefined) scope.agents = telemetry.agents = filter.agents;
   return scope;
 }
+
+/** What every telemetry operation is: a read, granted by `agent:read`. */
+export const TELEMETRY_READER = { scopes: ["agent:read"], annotations: READ_ONLY } as const;
+
+/** The window every telemetry answer states, as ISO times. */
+export const telemetryAnswerFields = { since: z.string(), until: z.string() };
 
 /** The fields every listed telemetry record starts with: when, which agent, which session. */
 export const telemetryRecordFields = {

@@ -12,25 +12,17 @@ import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { recentToolFailures, toolDurations, toolStats } from "../../store/telemetry/tool_calls.ts";
 import type { TelemetryWindow } from "../../store/telemetry/window.ts";
-import { agentContext, clamp, iso, READ_ONLY } from "./common.ts";
+import { agentContext, clamp, iso } from "./common.ts";
 import { windowEnd } from "./dashboard_window.ts";
 import {
   ms,
   NO_TELEMETRY_NOTE,
+  TELEMETRY_READER,
+  telemetryAnswerFields,
   telemetryRecordFields,
   telemetryScope,
   telemetryWindowInput,
 } from "./telemetry_window.ts";
-
-/** One failed tool call as the answer lists it. */
-const toolFailureSchema = z.object({
-  ...telemetryRecordFields,
-  tool: z.string().nullable(),
-  error_type: z.string().nullable(),
-  error: z.string().nullable(),
-  duration_ms: z.number().nullable(),
-  tool_use_id: z.string().nullable(),
-});
 
 /** The `agent.tool_performance` operation. */
 export const toolPerformanceOperation: Operation = defineOperation({
@@ -42,8 +34,7 @@ export const toolPerformanceOperation: Operation = defineOperation({
     failures: clampedInt(0, 100).default(20).describe("Recent failures listed"),
   }),
   output: z.object({
-    since: z.string(),
-    until: z.string(),
+    ...telemetryAnswerFields,
     tools: z.array(z.object({
       tool: z.string(),
       calls: z.number().int(),
@@ -60,11 +51,17 @@ export const toolPerformanceOperation: Operation = defineOperation({
         p95_change_pct: z.number().nullable(),
       }),
     })),
-    recent_failures: z.array(toolFailureSchema),
+    recent_failures: z.array(z.object({
+      ...telemetryRecordFields,
+      tool: z.string().nullable(),
+      error_type: z.string().nullable(),
+      error: z.string().nullable(),
+      duration_ms: z.number().nullable(),
+      tool_use_id: z.string().nullable(),
+    })),
     note: z.string().optional(),
   }),
-  scopes: ["agent:read"],
-  annotations: READ_ONLY,
+  ...TELEMETRY_READER,
   run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);

@@ -20,9 +20,9 @@ import {
   traceTotals,
 } from "../../store/telemetry/traces.ts";
 import type { TelemetryWindow } from "../../store/telemetry/window.ts";
-import { agentContext, clamp, iso, READ_ONLY } from "./common.ts";
+import { agentContext, clamp, iso } from "./common.ts";
 import { resolveWindow, sinceMinSchema, windowEnd } from "./dashboard_window.ts";
-import { NO_TELEMETRY_NOTE } from "./telemetry_window.ts";
+import { NO_TELEMETRY_NOTE, TELEMETRY_READER, telemetryAnswerFields } from "./telemetry_window.ts";
 
 /** Most points of one conversation's snowball. */
 const SNOWBALL_POINTS = 100;
@@ -55,8 +55,7 @@ export const tracesOperation: Operation = defineOperation({
     limit: clampedInt(1, 50).default(10).describe("Costliest conversations listed"),
   }),
   output: z.object({
-    since: z.string(),
-    until: z.string(),
+    ...telemetryAnswerFields,
     conversations: z.number().int(),
     questions: z.number().int().describe("User turns: a prompt id or trace and its calls"),
     calls: z.number().int(),
@@ -95,8 +94,7 @@ export const tracesOperation: Operation = defineOperation({
     })),
     note: z.string().optional(),
   }),
-  scopes: ["agent:read"],
-  annotations: READ_ONLY,
+  ...TELEMETRY_READER,
   run(context, input) {
     const ctx = agentContext(context);
     const resolved = resolveWindow(ctx.now, input.since_min, undefined, 1440);
