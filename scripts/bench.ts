@@ -1,9 +1,10 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
- * includes redact), redact, perception, http, docs, writers, otlp, ax (default: all).
+ * includes redact and backfill), redact, backfill, perception, http, docs, writers, otlp, ax
+ * (default: all).
  */
-import { benchAgent } from "./bench/agent.ts";
+import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
 import { benchDocs, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
@@ -25,6 +26,8 @@ const suites: Record<string, () => Promise<void>> = {
   },
   mcp: () => benchMcp(),
   agent: () => benchAgent(),
+  // The backfill and the daily report after it alone (the agent suite runs them too).
+  backfill: () => benchBackfillOnly(),
   redact: () => benchRedaction(),
   perception: () => benchPerception(),
   http: () => benchHttp(),
@@ -34,9 +37,9 @@ const suites: Record<string, () => Promise<void>> = {
   ax: () => benchAx(),
 };
 
-// grep runs on its own; agent runs redact itself, so the default list leaves both out.
+// grep runs on its own; agent runs redact and backfill itself, so the default list leaves them out.
 const wanted = Deno.args.length === 0
-  ? Object.keys(suites).filter((name) => name !== "grep" && name !== "redact")
+  ? Object.keys(suites).filter((name) => !["grep", "redact", "backfill"].includes(name))
   : Deno.args;
 for (const name of wanted) {
   const suite = suites[name];
