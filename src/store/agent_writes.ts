@@ -17,6 +17,7 @@
 import type { SQLInputValue } from "node:sqlite";
 import { type DatabaseSync, writing } from "./database.ts";
 import type { EventInput, MessageInput, SessionFacts } from "./agent_records.ts";
+import { statements } from "./statement_cache.ts";
 import { applyDeltas, deltaFor, EARLIEST_START, type SessionDelta } from "./session_totals.ts";
 
 export { insertUsage, repriceUsage } from "./usage_writes.ts";
@@ -35,7 +36,7 @@ export function insertHookEvent(
   receivedAt: number,
 ): boolean {
   return writing(db, () => {
-    const inserted = db.prepare(`
+    const inserted = statements(db).prepare(`
       INSERT OR IGNORE INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
         tool_name, tool_use_id, file_path, command, command_prefix, success, error, duration_ms,
         prompt, model, received_at, raw)
@@ -62,7 +63,7 @@ export function insertHookEvent(
       JSON.stringify(event.raw ?? {}),
     );
     if (Number(inserted.changes) === 0) return false;
-    db.prepare(`
+    statements(db).prepare(`
       INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
         transcript_path, has_hooks, event_count)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
@@ -108,7 +109,7 @@ export function upsertSessionFacts(
   transcriptPath?: string,
 ): void {
   return writing(db, () => {
-    db.prepare(`
+    statements(db).prepare(`
       INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
         git_branch, title, parent_session_id, transcript_path, is_subagent, subagent_type)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -140,7 +141,7 @@ export function upsertSessionFacts(
     );
     const start = facts.started_at ?? 0;
     if (facts.is_subagent === true && facts.parent_session_id !== undefined && start > 0) {
-      db.prepare(`
+      statements(db).prepare(`
         INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at)
         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING
       `).run(
@@ -166,7 +167,7 @@ const MESSAGE_ROW = `(${Array(15).fill("?").join(", ")})`;
 const MESSAGES_PER_INSERT = 32;
 
 function messageInsert(db: DatabaseSync, rows: number) {
-  return db.prepare(
+  return statements(db).prepare(
     `INSERT OR IGNORE INTO messages (${MESSAGE_COLUMNS})
      VALUES ${Array(rows).fill(MESSAGE_ROW).join(", ")}`,
   );
@@ -208,12 +209,13 @@ export function insertMessages(db: DatabaseSync, messages: readonly MessageInput
     };
     // Rows a statement adds get ids above every id stored before it (nothing else writes inside
     // this transaction), so when it ignores some keys, the ones it stored are found by id.
-    let maxId = (db.prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as {
-      id: number;
-    }).id;
+    let maxId =
+      (statements(db).prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as {
+        id: number;
+      }).id;
     const storedSince = (after: number) =>
       new Set(
-        (db.prepare("SELECT session_id, message_key FROM messages WHERE id > ?").all(
+        (statements(db).prepare("SELECT session_id, message_key FROM messages WHERE id > ?").all(
           after,
         ) as Array<
           { session_id: string; message_key: string }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "./database.ts";
+import { statements } from "./statement_cache.ts";
 
 /**
  * The earlier of two start times, where 0 means "not known yet" (a transcript whose first
@@ -77,7 +78,7 @@ export function deltaFor(
 
 /** Applies the deltas of a batch (and their roll-up into sub-agents' parents). */
 export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void {
-  const upsert = db.prepare(`
+  const upsert = statements(db).prepare(`
     INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, message_count,
       tool_calls, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
       reasoning_tokens, cost_usd, unpriced_calls, context_tokens, context_window)
@@ -100,7 +101,7 @@ export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>)
       context_tokens = coalesce(excluded.context_tokens, sessions.context_tokens),
       context_window = coalesce(excluded.context_window, sessions.context_window)
   `);
-  const parentOf = db.prepare(
+  const parentOf = statements(db).prepare(
     "SELECT parent_session_id AS parent FROM sessions WHERE session_id = ? AND is_subagent = 1",
   );
   // A sub-agent's counts also go to its parent, whose totals include its sub-agents (as

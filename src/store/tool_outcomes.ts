@@ -10,6 +10,7 @@
  * @module
  */
 import { type DatabaseSync, writing } from "./database.ts";
+import { statements } from "./statement_cache.ts";
 
 /** One outcome to record (a transcript parser's `ToolOutcome`). */
 export interface ToolOutcomeInput {
@@ -54,12 +55,12 @@ export function recordToolOutcomes(
 ): CompletedToolEvent[] {
   if (outcomes.length === 0) return [];
   return writing(db, () => {
-    const insert = db.prepare(`
+    const insert = statements(db).prepare(`
       INSERT OR IGNORE INTO tool_outcomes (session_id, tool_use_id, agent, ts, success, exit_code,
         error)
       VALUES (?, ?, ?, ?, ?, ?, ?)
     `);
-    const complete = db.prepare(`
+    const complete = statements(db).prepare(`
       UPDATE events SET success = ?, error = coalesce(error, ?)
       WHERE session_id = ? AND tool_use_id = ? AND success IS NULL
         AND event_type IN ('PostToolUse', 'PostToolUseFailure')

@@ -5,6 +5,7 @@
  * @module
  */
 import { type DatabaseSync, writing } from "./database.ts";
+import { statements } from "./statement_cache.ts";
 /** Where a transcript file's reading stopped, with the parser's state at that point. */
 export interface TranscriptCursor {
   /** The file. */
@@ -27,7 +28,7 @@ export interface TranscriptCursor {
 
 /** The stored cursor of a transcript file, if it was read before. */
 export function getTranscriptCursor(db: DatabaseSync, path: string): TranscriptCursor | undefined {
-  return db.prepare(
+  return statements(db).prepare(
     `SELECT path, agent, byte_offset, file_size, parser_state, lines, malformed, unknown_types
      FROM transcript_files WHERE path = ?`,
   ).get(path) as TranscriptCursor | undefined;
@@ -40,7 +41,7 @@ export function saveTranscriptCursor(
   now: number,
 ): void {
   return writing(db, () => {
-    db.prepare(`
+    statements(db).prepare(`
       INSERT INTO transcript_files (path, agent, byte_offset, file_size, parser_state, lines, malformed,
         unknown_types, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -9,6 +9,7 @@
 import { type DatabaseSync, writing } from "./database.ts";
 import type { CallPrice, UsageInput } from "./agent_records.ts";
 import { applyDeltas, deltaFor, type SessionDelta } from "./session_totals.ts";
+import { statements } from "./statement_cache.ts";
 /** The stored figures of one call, as {@linkcode insertUsage} merges them. */
 interface StoredUsage {
   session_id: string;
@@ -137,14 +138,14 @@ export function insertUsage(
 ): number {
   return writing(db, () => {
     if (records.length === 0) return 0;
-    const find = db.prepare(`
+    const find = statements(db).prepare(`
       SELECT session_id, agent, ts, model, input_tokens, output_tokens, cache_read_tokens,
         cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, web_search_requests,
         service_tier, speed, inference_geo, context_window, reported_cost_usd, calls, cost_usd,
         priced
       FROM usage WHERE usage_key = ?
     `);
-    const insert = db.prepare(`
+    const insert = statements(db).prepare(`
       INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
         cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
         web_search_requests, service_tier, speed, inference_geo, context_window,
@@ -152,7 +153,7 @@ export function insertUsage(
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     `);
     // The call keeps its session, agent and time; only what the merge can change is written.
-    const update = db.prepare(`
+    const update = statements(db).prepare(`
       UPDATE usage SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
         cache_write_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?,
         web_search_requests = ?, service_tier = ?, speed = ?, inference_geo = ?,
