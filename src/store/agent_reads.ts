@@ -6,6 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "./database.ts";
+import { statements } from "./statement_cache.ts";
 
 /** One stored session. */
 export interface SessionRow {
@@ -402,5 +403,7 @@ export function lastPrompt(
 
 /** The highest message id stored (0 when none). */
 export function maxMessageId(db: DatabaseSync): number {
-  return (db.prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as { id: number }).id;
+  return (statements(db).prepare("SELECT coalesce(max(id), 0) AS id FROM messages").get() as {
+    id: number;
+  }).id;
 }

@@ -9,7 +9,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { workerScope } from "../core/module_worker.ts";
-import { MESSAGE_INDEX_SCHEMA, TOOL_TEXT_INDEXED } from "./message_index_schema.ts";
+import { INDEX_BATCH, MESSAGE_INDEX_SCHEMA, TOOL_TEXT_INDEXED } from "./message_index_schema.ts";
 
 /** What the indexer asks: open the two files once, then index what is new on each kick. */
 export type MessageIndexRequest =
@@ -21,12 +21,6 @@ export type MessageIndexReply =
   | { type: "opened" }
   | { type: "indexed"; to: number }
   | { type: "error"; message: string };
-
-/**
- * Messages read and indexed per transaction. FTS5 writes a segment per transaction and merges
- * segments later: a backfill indexed in few large transactions writes and merges less.
- */
-const BATCH = 2000;
 
 /**
  * Bytes of pending index data FTS5 holds in memory before it writes a segment (its default is
@@ -85,7 +79,7 @@ function catchUp({ store, index }: Files): number {
     try {
       // Read the cursor under the write lock: another process may be indexing the same store.
       const from = cursor(index);
-      const rows = read.all(from, BATCH) as Array<
+      const rows = read.all(from, INDEX_BATCH) as Array<
         { id: number; tool: number; tool_name: string | null; text: string }
       >;
       for (const row of rows) {
@@ -98,7 +92,7 @@ function catchUp({ store, index }: Files): number {
       const last = rows.length === 0 ? from : rows[rows.length - 1].id;
       if (rows.length > 0) save.run(last);
       index.exec("COMMIT");
-      if (rows.length < BATCH) return last;
+      if (rows.length < INDEX_BATCH) return last;
     } catch (error) {
       // SQLite may have rolled back by itself; the error that caused it is the one to report.
       if (index.isTransaction) {
