@@ -19,13 +19,10 @@ import { type CompletedToolEvent, recordToolOutcomes } from "../../store/tool_ou
 import { settleTelemetryCounts } from "../../store/telemetry_settle.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
-import type {
-  ParsedRecords,
-  SessionInfo,
-  ToolOutcome,
-  TranscriptMessage,
-  UsageRecord,
-} from "../../model/agent_records.ts";
+import type { UsageRecord } from "../../model/agent_records.ts";
+import type { BatchRecords } from "./transcript_batches.ts";
+
+export { ParsedBatch } from "./transcript_batches.ts";
 
 /** What one ingest pass over a file did. */
 export interface IngestCounts {
@@ -67,45 +64,13 @@ export function emptyCounts(): IngestCounts {
   };
 }
 
-/** Parsed records gathered from a batch of lines, waiting to be committed. */
-export class ParsedBatch {
-  /** Session facts, in order. */
-  readonly sessions: SessionInfo[] = [];
-  /** Sessions this file only names (a parent's sub-agents): someone else's transcript. */
-  readonly linked: SessionInfo[] = [];
-  /** Messages. */
-  readonly messages: TranscriptMessage[] = [];
-  /** Usage records. */
-  readonly usage: UsageRecord[] = [];
-  /** Tool outcomes. */
-  readonly outcomes: ToolOutcome[] = [];
-  /** Lines that were not JSON objects. */
-  malformed = 0;
-  /** Lines of record types the parser does not know. */
-  unknown = 0;
-  /** Tool calls started. */
-  toolCalls = 0;
-
-  /** Adds what one line yielded. */
-  add(parsed: ParsedRecords): void {
-    if (parsed.malformed) this.malformed++;
-    if (parsed.unknown_type !== undefined) this.unknown++;
-    if (parsed.session !== undefined) this.sessions.push(parsed.session);
-    if (parsed.linked_sessions !== undefined) this.linked.push(...parsed.linked_sessions);
-    this.messages.push(...parsed.messages);
-    this.usage.push(...parsed.usage);
-    this.outcomes.push(...parsed.outcomes);
-    this.toolCalls += parsed.tool_calls;
-  }
-}
-
 /**
  * Stores a batch and the cursor reached, in one transaction, and adds what was stored to
  * `counts`. `transcriptPath` is recorded on the sessions the batch names.
  */
 export function commitBatch(
   db: DatabaseSync,
-  batch: ParsedBatch,
+  batch: BatchRecords,
   cursor: TranscriptCursor,
   counts: IngestCounts,
   options: {
