@@ -64,37 +64,55 @@ export function emptyCounts(): IngestCounts {
   };
 }
 
+/** What storing a batch needs besides the batch. */
+export interface StoreBatchOptions {
+  /** The file the batch was read from (recorded on the sessions it names). */
+  transcriptPath: string;
+  /** Price overrides, USD per million tokens. */
+  prices?: Readonly<Record<string, ModelPrice>>;
+  /** The time, ms (the cursor's update time). */
+  now: number;
+}
+
 /**
  * Stores a batch and the cursor reached, in one transaction, and adds what was stored to
- * `counts`. `transcriptPath` is recorded on the sessions the batch names.
+ * `counts`.
  */
 export function commitBatch(
   db: DatabaseSync,
   batch: BatchRecords,
   cursor: TranscriptCursor,
   counts: IngestCounts,
-  options: {
-    transcriptPath: string;
-    prices?: Readonly<Record<string, ModelPrice>>;
-    now: number;
-  },
+  options: StoreBatchOptions,
 ): void {
-  transaction(db, () => {
-    for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
-    for (const session of batch.linked) upsertSessionFacts(db, session);
-    counts.messages += insertMessages(db, batch.messages);
-    counts.usage += insertUsage(
-      db,
-      latestPerCall(batch.usage),
-      (record) => callPrice(record, options.prices),
-    );
-    counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
-    // The transcript now counts these sessions' calls: what telemetry counted for them goes.
-    settleTelemetryCounts(db, [
-      ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
-    ]);
-    saveTranscriptCursor(db, cursor, options.now);
-  });
+  transaction(db, () => storeBatch(db, batch, cursor, counts, options));
+}
+
+/**
+ * Stores a batch and the cursor reached inside the transaction open on `db` (several files'
+ * batches may share one), and adds what was stored to `counts`.
+ */
+export function storeBatch(
+  db: DatabaseSync,
+  batch: BatchRecords,
+  cursor: TranscriptCursor,
+  counts: IngestCounts,
+  options: StoreBatchOptions,
+): void {
+  for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
+  for (const session of batch.linked) upsertSessionFacts(db, session);
+  counts.messages += insertMessages(db, batch.messages);
+  counts.usage += insertUsage(
+    db,
+    latestPerCall(batch.usage),
+    (record) => callPrice(record, options.prices),
+  );
+  counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
+  // The transcript now counts these sessions' calls: what telemetry counted for them goes.
+  settleTelemetryCounts(db, [
+    ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
+  ]);
+  saveTranscriptCursor(db, cursor, options.now);
   for (const m of batch.messages) counts.sessions.add(m.session_id);
   for (const s of [...batch.sessions, ...batch.linked]) counts.sessions.add(s.session_id);
   counts.tool_calls += batch.toolCalls;

@@ -7,12 +7,12 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../../store/database.ts";
+import { type DatabaseSync, transaction } from "../../store/database.ts";
 import { getTranscriptCursor } from "../../store/agent_writes.ts";
 import { ingestOpenClawStore, isOpenClawStore } from "./openclaw_store_ingester.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
-import { readTranscriptBatches } from "./transcript_batches.ts";
-import { commitBatch, emptyCounts, type IngestCounts } from "./transcript_commit.ts";
+import { BATCH_BYTES, type FileBatch, readTranscriptBatches } from "./transcript_batches.ts";
+import { emptyCounts, type IngestCounts, storeBatch } from "./transcript_commit.ts";
 import type { AgentName } from "../../model/agent_records.ts";
 
 export { emptyCounts, type IngestCounts } from "./transcript_commit.ts";
@@ -43,20 +43,87 @@ export async function ingestTranscriptFile(
   if (agent === "openclaw" && isOpenClawStore(path)) {
     return await ingestOpenClawStore(db, path, options);
   }
-  const counts = emptyCounts();
-  const now = options.now ?? Date.now;
   const batches = readTranscriptBatches(path, agent, getTranscriptCursor(db, path), {
     batchBytes: options.batchBytes,
   });
-  for await (const batch of batches) {
-    commitBatch(db, batch.records, batch.cursor, counts, {
-      transcriptPath: path,
-      prices: options.prices,
-      now: now(),
+  return await commitBatches(db, path, batches, options);
+}
+
+/**
+ * Batches of several files stored in one transaction. A backfill meets many small files (each
+ * sub-agent run has its own): a transaction each rewrote the same pages (the sessions', the
+ * cursors', the indexes' last leaves) again and again, and a group writes them once per
+ * {@link BATCH_BYTES}. Every file's cursor is stored in the transaction with its records, so a
+ * crash still loses and duplicates nothing.
+ */
+export class CommitGroup {
+  readonly #db: DatabaseSync;
+  readonly #maxBytes: number;
+  #store: Array<() => void> = [];
+  #stored: Array<() => void> = [];
+  #bytes = 0;
+
+  /** @param maxBytes commit once the waiting batches hold this many bytes of lines. */
+  constructor(db: DatabaseSync, maxBytes = BATCH_BYTES) {
+    this.#db = db;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Adds a batch: `store` writes it (inside the transaction), `stored` runs after the commit. */
+  add(bytes: number, store: () => void, stored: () => void): void {
+    this.#store.push(store);
+    this.#stored.push(stored);
+    this.#bytes += bytes;
+    if (this.#bytes >= this.#maxBytes) this.flush();
+  }
+
+  /** Commits whatever waits. */
+  flush(): void {
+    if (this.#store.length === 0) return;
+    const store = this.#store;
+    const stored = this.#stored;
+    this.#store = [];
+    this.#stored = [];
+    this.#bytes = 0;
+    transaction(this.#db, () => {
+      for (const write of store) write();
     });
-    counts.bytes += batch.bytes;
-    counts.lines += batch.lines;
-    options.onProgress?.(counts.bytes);
+    for (const done of stored) done();
+  }
+}
+
+/**
+ * Stores the batches read from `path` (by {@link readTranscriptBatches}, here or on a worker),
+ * each in one transaction with the cursor it reached, or in `group`'s transactions with other
+ * files' batches (the counts are complete once the group is flushed).
+ */
+export async function commitBatches(
+  db: DatabaseSync,
+  path: string,
+  batches: AsyncIterable<FileBatch>,
+  options: IngestFileOptions = {},
+  group?: CommitGroup,
+): Promise<IngestCounts> {
+  const counts = emptyCounts();
+  const now = options.now ?? Date.now;
+  for await (const batch of batches) {
+    const store = () =>
+      storeBatch(db, batch.records, batch.cursor, counts, {
+        transcriptPath: path,
+        prices: options.prices,
+        now: now(),
+      });
+    const stored = () => {
+      counts.bytes += batch.bytes;
+      counts.lines += batch.lines;
+      options.onProgress?.(counts.bytes);
+    };
+    if (group !== undefined) {
+      group.add(batch.bytes, store, stored);
+    } else {
+      transaction(db, store);
+      stored();
+    }
   }
   return counts;
 }
