@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { SQLInputValue } from "node:sqlite";
 import { type DatabaseSync, writing } from "./database.ts";
 import type { CallPrice, UsageInput } from "./agent_records.ts";
 import { applyDeltas, deltaFor, type SessionDelta } from "./session_totals.ts";
@@ -138,57 +139,29 @@ export function insertUsage(
 ): number {
   return writing(db, () => {
     if (records.length === 0) return 0;
-    const find = statements(db).prepare(`
-      SELECT session_id, agent, ts, model, input_tokens, output_tokens, cache_read_tokens,
-        cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, web_search_requests,
-        service_tier, speed, inference_geo, context_window, reported_cost_usd, calls, cost_usd,
-        priced
-      FROM usage WHERE usage_key = ?
-    `);
-    const insert = statements(db).prepare(`
-      INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
+    // The stored figures of every key of the batch, read at once; then what this call stores.
+    const known = new Map<string, StoredUsage>();
+    const rows = statements(db).prepare(`
+      SELECT usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
         cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
         web_search_requests, service_tier, speed, inference_geo, context_window,
-        reported_cost_usd, calls, cost_usd, priced, usage_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    `);
-    // The call keeps its session, agent and time; only what the merge can change is written.
-    const update = statements(db).prepare(`
-      UPDATE usage SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
-        cache_write_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?,
-        web_search_requests = ?, service_tier = ?, speed = ?, inference_geo = ?,
-        context_window = ?, reported_cost_usd = ?, calls = ?, cost_usd = ?, priced = ?
-      WHERE usage_key = ?
-    `);
+        reported_cost_usd, calls, cost_usd, priced
+      FROM usage WHERE usage_key IN (SELECT value FROM json_each(?))
+    `).all(JSON.stringify(records.map((u) => u.usage_key))) as unknown as Array<
+      StoredUsage & { usage_key: string }
+    >;
+    for (const row of rows) known.set(row.usage_key, row);
+    const fresh = new Map<string, StoredUsage>();
+    const changed = new Map<string, StoredUsage>();
     const deltas = new Map<string, SessionDelta>();
-    let added = 0;
     for (const u of records) {
-      const old = find.get(u.usage_key) as StoredUsage | undefined;
+      const old = known.get(u.usage_key);
       const next = old === undefined ? u : merge(old, u);
       if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
       const row = stored(next, priceOf(next));
-      const values = [
-        row.model,
-        row.input_tokens,
-        row.output_tokens,
-        row.cache_read_tokens,
-        row.cache_write_tokens,
-        row.cache_write_1h_tokens,
-        row.reasoning_tokens,
-        row.web_search_requests,
-        row.service_tier,
-        row.speed,
-        row.inference_geo,
-        row.context_window,
-        row.reported_cost_usd,
-        row.calls,
-        row.cost_usd,
-        row.priced,
-        u.usage_key,
-      ];
-      if (old === undefined) insert.run(row.session_id, row.agent, row.ts, ...values);
-      else update.run(...values);
-      if (old === undefined) added++;
+      known.set(u.usage_key, row);
+      if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
+      else changed.set(u.usage_key, row);
       const delta = deltaFor(deltas, row.session_id, row.agent, row.ts);
       delta.input += row.input_tokens - (old?.input_tokens ?? 0);
       delta.output += row.output_tokens - (old?.output_tokens ?? 0);
@@ -206,9 +179,65 @@ export function insertUsage(
         delta.contextAt = row.ts;
       }
     }
+    insertRows(db, [...fresh]);
+    // The call keeps its session, agent and time; only what the merge can change is written.
+    const update = statements(db).prepare(`
+      UPDATE usage SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+        cache_write_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?,
+        web_search_requests = ?, service_tier = ?, speed = ?, inference_geo = ?,
+        context_window = ?, reported_cost_usd = ?, calls = ?, cost_usd = ?, priced = ?
+      WHERE usage_key = ?
+    `);
+    for (const [key, row] of changed) update.run(...mergedValues(row), key);
     applyDeltas(db, deltas);
-    return added;
+    return fresh.size;
   });
+}
+
+/** New calls written by one statement (a backfill stores thousands). */
+const ROWS_PER_INSERT = 32;
+const USAGE_COLUMNS = `session_id, agent, ts, model, input_tokens, output_tokens,
+  cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
+  web_search_requests, service_tier, speed, inference_geo, context_window, reported_cost_usd,
+  calls, cost_usd, priced, usage_key`;
+const USAGE_ROW = `(${Array(20).fill("?").join(", ")})`;
+
+/** The values a merge may change, in the UPDATE's order. */
+function mergedValues(row: StoredUsage): SQLInputValue[] {
+  return [
+    row.model,
+    row.input_tokens,
+    row.output_tokens,
+    row.cache_read_tokens,
+    row.cache_write_tokens,
+    row.cache_write_1h_tokens,
+    row.reasoning_tokens,
+    row.web_search_requests,
+    row.service_tier,
+    row.speed,
+    row.inference_geo,
+    row.context_window,
+    row.reported_cost_usd,
+    row.calls,
+    row.cost_usd,
+    row.priced,
+  ];
+}
+
+/** Inserts calls whose keys are not stored, up to {@link ROWS_PER_INSERT} per statement. */
+function insertRows(db: DatabaseSync, rows: ReadonlyArray<[string, StoredUsage]>): void {
+  for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
+    const part = rows.slice(from, from + ROWS_PER_INSERT);
+    const values: SQLInputValue[] = [];
+    for (const [key, row] of part) {
+      values.push(row.session_id, row.agent, row.ts, ...mergedValues(row), key);
+    }
+    statements(db).prepare(
+      `INSERT INTO usage (${USAGE_COLUMNS}) VALUES ${
+        Array(part.length).fill(USAGE_ROW).join(", ")
+      }`,
+    ).run(...values);
+  }
 }
 
 /**
