@@ -148,13 +148,13 @@ export async function* readTranscriptBatches(
     let lines = 0;
     while (state.byte_offset - start < batchBytes) {
       // The file stays open and the bytes read past a chunk's last line start the next chunk.
-      const read = await file.readLines(state.byte_offset, {
+      const read = await file.readTexts(state.byte_offset, {
         maxBytes: chunkBytes,
         blockSize: chunkBytes,
       });
       batch.malformed += read.malformed;
-      for (const line of read.lines) batch.add(parser.parseLine(line.text));
-      lines += read.lines.length;
+      for (const text of read.texts) batch.add(parser.parseLine(text));
+      lines += read.texts.length;
       state.byte_offset = read.nextOffset;
       if (read.done) {
         done = true;

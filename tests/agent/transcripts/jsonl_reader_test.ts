@@ -164,7 +164,12 @@ Deno.test("an open file read chunk by chunk gives the lines one decoder call per
   const maxLineBytes = 1000;
   const expected = expectedLines(bytes, maxLineBytes);
   await withFile(bytes, async (path) => {
-    for (const [blockSize, maxBytes] of [[16, 100], [64, 7], [333, 4096], [4096, 1 << 20]]) {
+    for (
+      const [blockSize, maxBytes] of [[16, 100], [64, 7], [333, 4096], [4096, 1 << 20], [
+        1 << 16,
+        1,
+      ]]
+    ) {
       using file = await JsonlFile.open(path);
       const seen: Array<{ text: string; startOffset: number; endOffset: number }> = [];
       let malformed = 0;
@@ -183,6 +188,21 @@ Deno.test("an open file read chunk by chunk gives the lines one decoder call per
       }
       assert.deepEqual(seen, expected.lines, `block ${blockSize}, maxBytes ${maxBytes}`);
       assert.equal(malformed, expected.malformed);
+      assert.equal(offset, expected.nextOffset);
+
+      // The same lines as texts, a block at a time.
+      using again = await JsonlFile.open(path);
+      const texts: string[] = [];
+      let textsMalformed = 0;
+      for (offset = 0;;) {
+        const result = await again.readTexts(offset, { blockSize, maxBytes, maxLineBytes });
+        texts.push(...result.texts);
+        textsMalformed += result.malformed;
+        offset = result.nextOffset;
+        if (result.done) break;
+      }
+      assert.deepEqual(texts, expected.lines.map((l) => l.text), `texts, block ${blockSize}`);
+      assert.equal(textsMalformed, expected.malformed);
       assert.equal(offset, expected.nextOffset);
     }
   });
