@@ -1,11 +1,11 @@
 /**
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
- * includes redact), redact, perception, http, docs (which includes grep and
- * docs-search), grep, docs-search, writers, otlp, ax (default: all but those
- * three parts).
+ * includes redact and backfill), redact, backfill, perception, http, docs
+ * (which includes grep and docs-search), grep, docs-search, writers, otlp, ax
+ * (default: all but those four parts).
  */
-import { benchAgent } from "./bench/agent.ts";
+import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
 import { benchDocs, benchDocsSearch, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
@@ -27,6 +27,8 @@ const suites: Record<string, () => Promise<void>> = {
   },
   mcp: () => benchMcp(),
   agent: () => benchAgent(),
+  // The backfill and the daily report after it alone (the agent suite runs them too).
+  backfill: () => benchBackfillOnly(),
   redact: () => benchRedaction(),
   perception: () => benchPerception(),
   http: () => benchHttp(),
@@ -38,9 +40,12 @@ const suites: Record<string, () => Promise<void>> = {
   ax: () => benchAx(),
 };
 
-// grep and docs-search run inside docs, agent runs redact itself: the default list leaves them out.
+// grep and docs-search run inside docs, agent runs redact and backfill itself: the default list
+// leaves them out.
 const wanted = Deno.args.length === 0
-  ? Object.keys(suites).filter((name) => !["grep", "redact", "docs-search"].includes(name))
+  ? Object.keys(suites).filter((name) =>
+    !["grep", "redact", "docs-search", "backfill"].includes(name)
+  )
   : Deno.args;
 for (const name of wanted) {
   const suite = suites[name];

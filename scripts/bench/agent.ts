@@ -134,6 +134,7 @@ async function benchBackfill(totalMb: number): Promise<void> {
   let bytes = 0;
   let messages = 0;
   let answers = 0;
+  let subagents = 0;
   const vocabulary = new ZipfVocabulary(50_000, prng(1));
   // Sessions spread over the last two weeks, so the daily report has days to fill.
   const firstDay = Date.now() - 14 * 86_400_000;
@@ -141,21 +142,25 @@ async function benchBackfill(totalMb: number): Promise<void> {
     const stats = await writeClaudeTranscript(join(dir, `session-${i}.jsonl`), {
       sessionId: `session-${i}`,
       cwd: "/work/bench",
-      targetBytes: (totalMb * 1024 * 1024) / files,
+      // The main files take about three quarters of the bytes, their sub-agents' files the rest.
+      targetBytes: (0.75 * totalMb * 1024 * 1024) / files,
       seed: i + 1,
       startMs: firstDay + i * 1.5 * 86_400_000,
       model: ["claude-sonnet-4-5", "claude-opus-4-6", "claude-haiku-4-5"][i % 3],
       vocabulary,
+      subagentEvery: 15,
     });
     bytes += stats.bytes;
     messages += stats.messages;
     answers += stats.usage;
+    subagents += stats.subagents;
   }
+  const transcripts = [...walkFiles(join(home, ".claude", "projects"))];
   // Reference: read every file and JSON.parse every line, storing nothing.
   const refStart = performance.now();
   let parsed = 0;
-  for (let i = 0; i < files; i++) {
-    const text = await Deno.readTextFile(join(dir, `session-${i}.jsonl`));
+  for (const path of transcripts) {
+    const text = await Deno.readTextFile(path);
     for (const line of text.split("\n")) {
       if (line !== "") {
         JSON.parse(line);
@@ -203,7 +208,7 @@ async function benchBackfill(totalMb: number): Promise<void> {
   console.log(
     `\nbackfill: ${
       (bytes / 1e6).toFixed(0)
-    } MB, ${messages} messages (${answers} answers written as 3 lines each) in ${files} Claude Code transcripts`,
+    } MB, ${messages} messages (${answers} answers, most written as 3 lines each) in ${files} Claude Code transcripts and their ${subagents} sub-agents' files`,
   );
   printTable([
     ["run", "seconds", "MB/s", "messages/s"],
@@ -463,6 +468,20 @@ async function benchSearch(messageCount: number): Promise<void> {
   index.close();
   db.close();
   await Deno.remove(dataHome, { recursive: true });
+}
+
+/** Every file under `dir`, depth first. */
+function* walkFiles(dir: string): Generator<string> {
+  for (const entry of [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* walkFiles(path);
+    else if (entry.isFile) yield path;
+  }
+}
+
+/** Runs the backfill benchmark alone (with the daily report after it). */
+export async function benchBackfillOnly(): Promise<void> {
+  await benchBackfill(Number(Deno.env.get("VANTAGE_BENCH_BACKFILL_MB") ?? 200));
 }
 
 /** Runs the ingestion benchmarks. */

@@ -1,6 +1,7 @@
 /**
  * Backfill: import every agent's existing transcripts, oldest first, with
- * progress reported as bytes are committed.
+ * progress reported as bytes are committed. Small files' batches share
+ * transactions (see `CommitGroup`).
  *
  * @module
  */
@@ -8,10 +9,14 @@ import type { DatabaseSync } from "../store/database.ts";
 import { getTranscriptCursor } from "../store/agent/transcript_cursors.ts";
 import type { ModelPrice } from "./usage/pricing.ts";
 import {
+  commitBatches,
+  CommitGroup,
   emptyCounts,
+  hasOwnIngester,
   type IngestCounts,
   ingestTranscriptFile,
 } from "./transcripts/transcript_ingester.ts";
+import { readTranscriptBatches } from "./transcripts/transcript_batches.ts";
 import { transcriptSources } from "./transcripts/transcript_paths.ts";
 import { findTranscriptFiles, merge } from "./transcripts/transcript_tailer.ts";
 import type { AgentName } from "../model/agent_records.ts";
@@ -69,30 +74,44 @@ export async function backfill(
   const files = findTranscriptFiles(sources)
     .filter((f) => options.since === undefined || f.mtime >= options.since)
     .sort((a, b) => a.mtime - b.mtime);
-  const remaining = files.map((f) =>
-    Math.max(0, f.size - (getTranscriptCursor(db, f.path)?.byte_offset ?? 0))
-  );
+  const cursors = files.map((f) => getTranscriptCursor(db, f.path));
+  const remaining = files.map((f, i) => Math.max(0, f.size - (cursors[i]?.byte_offset ?? 0)));
   const progress: BackfillProgress = {
     bytesDone: 0,
     bytesTotal: remaining.reduce((a, b) => a + b, 0),
     filesDone: 0,
     filesTotal: files.length,
   };
-  const total = emptyCounts();
-  let touched = 0;
-  for (const file of files) {
-    const before = progress.bytesDone;
-    const counts = await ingestTranscriptFile(db, file.path, file.agent, {
+  const group = new CommitGroup(db);
+  const perFile: IngestCounts[] = [];
+  for (const [i, file] of files.entries()) {
+    // A file's batches may be committed after later files' (in one group): progress adds what
+    // each commit stored.
+    let stored = 0;
+    const ingestOptions = {
       prices: options.prices,
-      onProgress: (bytes) => {
-        progress.bytesDone = before + bytes;
+      onProgress: (bytes: number) => {
+        progress.bytesDone += bytes - stored;
+        stored = bytes;
         options.onProgress?.(progress);
       },
-    });
-    if (counts.lines > 0) touched++;
-    merge(total, counts);
+    };
+    if (hasOwnIngester(file.path, file.agent)) {
+      group.flush(); // Earlier files first.
+      perFile.push(await ingestTranscriptFile(db, file.path, file.agent, ingestOptions));
+    } else {
+      const batches = readTranscriptBatches(file.path, file.agent, cursors[i]);
+      perFile.push(await commitBatches(db, file.path, batches, ingestOptions, group));
+    }
     progress.filesDone++;
     options.onProgress?.(progress);
+  }
+  group.flush();
+  const total = emptyCounts();
+  let touched = 0;
+  for (const counts of perFile) {
+    if (counts.lines > 0) touched++;
+    merge(total, counts);
   }
   return {
     ...total,

@@ -7,7 +7,7 @@
  */
 import { writeStdout } from "./output.ts";
 import { VantageError } from "../core/errors.ts";
-import { builtinCatalog } from "../ops/builtin.ts";
+import { catalogForOperation } from "../ops/builtin_index.ts";
 import { executeOperation, failureOf } from "../ops/executor.ts";
 import { vantageServices } from "../ops/runtime.ts";
 import { callerFromFlags } from "./caller.ts";
@@ -25,7 +25,7 @@ export async function runDocsOperation(
   const services = vantageServices();
   try {
     const response = await executeOperation(
-      builtinCatalog(),
+      await catalogForOperation(operationId),
       operationId,
       args,
       callerFromFlags(scopes),

@@ -12,6 +12,7 @@ import { maxMessageId } from "../store/agent/messages.ts";
 import { startCheckpointer } from "../store/checkpointer.ts";
 import { openDatabase, setCheckpointInterval } from "../store/database.ts";
 import { MessageIndexer } from "../store/agent/message_index.ts";
+import { INDEX_BATCH } from "../store/agent/schema.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
 
 /** Parses `--since`: `30m`, `12h`, `7d`, or an ISO date. */
@@ -97,7 +98,9 @@ Options:
         since,
         prices: loadPriceOverrides(paths.home),
         onProgress: (progress) => {
-          indexer.kick(); // The worker indexes committed batches while the next ones are read.
+          // The worker indexes committed batches while the next ones are read, a full
+          // transaction's worth at a time (the rest once the backfill is done).
+          indexer.kick(INDEX_BATCH);
           const now = performance.now();
           if (!showBar || (now - lastDraw < 100 && progress.filesDone < progress.filesTotal)) {
             return;

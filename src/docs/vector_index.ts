@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { releaseOnClose } from "../store/connection_releases.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { readCounter } from "../store/docs/state.ts";
 import { SegmentFile, vectorFolder } from "../store/docs/vector_files.ts";
@@ -165,6 +166,8 @@ export class VectorIndex {
     if (byModel === undefined) {
       byModel = new Map();
       INDEXES.set(db, byModel);
+      // The column files close with the connection, whoever closes it.
+      releaseOnClose(db, "vector indexes", () => closeVectorIndexes(db));
     }
     let index = byModel.get(model);
     if (index === undefined) {

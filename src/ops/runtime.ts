@@ -9,9 +9,9 @@
 import { readEnv, resolvePaths, type VantagePaths } from "../core/config.ts";
 import { documentRoots } from "../core/permissions.ts";
 import { makePrivateFolderSync } from "../core/private_files.ts";
+import { releaseConnection } from "../store/connection_releases.ts";
 import { openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs/search_index.ts";
-import { closeVectorIndexes } from "../docs/mod.ts";
 import { openMessageIndex } from "../store/agent/message_index.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/query/readonly_query.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
@@ -60,9 +60,13 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     makePrivateFolderSync(paths.home);
     return openDatabase(paths.database);
   }, (db) => {
-    closeDocsIndex(db);
-    closeVectorIndexes(db);
-    db.close();
+    try {
+      closeDocsIndex(db);
+      // What features keep open per connection (the vector indexes' files), without loading them.
+      releaseConnection(db);
+    } finally {
+      db.close();
+    }
   });
   services.provide(MESSAGE_INDEX, () => {
     services.get(DATABASE); // creates the data folder

@@ -61,3 +61,18 @@ Deno.test("a literal import() loads its module only when it runs", async () => {
   assert.equal(allowed.code, 0, allowed.out);
   assert.match(allowed.out, /^vantage \d/);
 });
+
+Deno.test("vantage call loads the operation it runs, not the catalog and every feature", async () => {
+  const { all, loadedAtStart } = await moduleGraph("src/cli/call.ts");
+  const features = /^src\/(agent|docs|perception)\//;
+  assert.deepEqual(
+    loadedAtStart.filter((s) => features.test(s) || s === "src/ops/builtin.ts"),
+    [],
+    "loaded before the operation is known",
+  );
+  // The whole catalog stays in the graph, for ids the index does not hold (dex, misspellings).
+  assert.ok(all.includes("src/ops/builtin.ts") && all.includes("src/agent/ops/overview.ts"));
+  // The daily report's operation brings the store's agent area, no other feature.
+  const report = await moduleGraph("src/agent/ops/usage_timeseries.ts");
+  assert.deepEqual(report.loadedAtStart.filter((s) => /^src\/(docs|perception)\//.test(s)), []);
+});

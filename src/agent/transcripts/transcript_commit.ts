@@ -18,13 +18,10 @@ import { type CompletedToolEvent, recordToolOutcomes } from "../../store/agent/t
 import { settleTelemetryCounts } from "../../store/telemetry/settle.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
-import type {
-  ParsedRecords,
-  SessionInfo,
-  ToolOutcome,
-  TranscriptMessage,
-  UsageRecord,
-} from "../../model/agent_records.ts";
+import type { UsageRecord } from "../../model/agent_records.ts";
+import type { BatchRecords } from "./transcript_batches.ts";
+
+export { ParsedBatch } from "./transcript_batches.ts";
 
 /** What one ingest pass over a file did. */
 export interface IngestCounts {
@@ -66,69 +63,55 @@ export function emptyCounts(): IngestCounts {
   };
 }
 
-/** Parsed records gathered from a batch of lines, waiting to be committed. */
-export class ParsedBatch {
-  /** Session facts, in order. */
-  readonly sessions: SessionInfo[] = [];
-  /** Sessions this file only names (a parent's sub-agents): someone else's transcript. */
-  readonly linked: SessionInfo[] = [];
-  /** Messages. */
-  readonly messages: TranscriptMessage[] = [];
-  /** Usage records. */
-  readonly usage: UsageRecord[] = [];
-  /** Tool outcomes. */
-  readonly outcomes: ToolOutcome[] = [];
-  /** Lines that were not JSON objects. */
-  malformed = 0;
-  /** Lines of record types the parser does not know. */
-  unknown = 0;
-  /** Tool calls started. */
-  toolCalls = 0;
-
-  /** Adds what one line yielded. */
-  add(parsed: ParsedRecords): void {
-    if (parsed.malformed) this.malformed++;
-    if (parsed.unknown_type !== undefined) this.unknown++;
-    if (parsed.session !== undefined) this.sessions.push(parsed.session);
-    if (parsed.linked_sessions !== undefined) this.linked.push(...parsed.linked_sessions);
-    this.messages.push(...parsed.messages);
-    this.usage.push(...parsed.usage);
-    this.outcomes.push(...parsed.outcomes);
-    this.toolCalls += parsed.tool_calls;
-  }
+/** What storing a batch needs besides the batch. */
+export interface StoreBatchOptions {
+  /** The file the batch was read from (recorded on the sessions it names). */
+  transcriptPath: string;
+  /** Price overrides, USD per million tokens. */
+  prices?: Readonly<Record<string, ModelPrice>>;
+  /** The time, ms (the cursor's update time). */
+  now: number;
 }
 
 /**
  * Stores a batch and the cursor reached, in one transaction, and adds what was stored to
- * `counts`. `transcriptPath` is recorded on the sessions the batch names.
+ * `counts`.
  */
 export function commitBatch(
   db: DatabaseSync,
-  batch: ParsedBatch,
+  batch: BatchRecords,
   cursor: TranscriptCursor,
   counts: IngestCounts,
-  options: {
-    transcriptPath: string;
-    prices?: Readonly<Record<string, ModelPrice>>;
-    now: number;
-  },
+  options: StoreBatchOptions,
 ): void {
-  transaction(db, () => {
-    for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
-    for (const session of batch.linked) upsertSessionFacts(db, session);
-    counts.messages += insertMessages(db, batch.messages);
-    counts.usage += insertUsage(
-      db,
-      latestPerCall(batch.usage),
-      (record) => callPrice(record, options.prices),
-    );
-    counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
-    // The transcript now counts these sessions' calls: what telemetry counted for them goes.
-    settleTelemetryCounts(db, [
-      ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
-    ]);
-    saveTranscriptCursor(db, cursor, options.now);
-  });
+  transaction(db, () => storeBatch(db, batch, cursor, counts, options));
+}
+
+/**
+ * Stores a batch and the cursor reached inside the transaction open on `db` (several files'
+ * batches may share one), and adds what was stored to `counts`.
+ */
+export function storeBatch(
+  db: DatabaseSync,
+  batch: BatchRecords,
+  cursor: TranscriptCursor,
+  counts: IngestCounts,
+  options: StoreBatchOptions,
+): void {
+  for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
+  for (const session of batch.linked) upsertSessionFacts(db, session);
+  counts.messages += insertMessages(db, batch.messages);
+  counts.usage += insertUsage(
+    db,
+    latestPerCall(batch.usage),
+    (record) => callPrice(record, options.prices),
+  );
+  counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
+  // The transcript now counts these sessions' calls: what telemetry counted for them goes.
+  settleTelemetryCounts(db, [
+    ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
+  ]);
+  saveTranscriptCursor(db, cursor, options.now);
   for (const m of batch.messages) counts.sessions.add(m.session_id);
   for (const s of [...batch.sessions, ...batch.linked]) counts.sessions.add(s.session_id);
   counts.tool_calls += batch.toolCalls;

@@ -8,25 +8,16 @@
  *
  * @module
  */
-import { statSync } from "node:fs";
-import type { DatabaseSync } from "../../store/database.ts";
-import {
-  getTranscriptCursor,
-  type TranscriptCursor,
-} from "../../store/agent/transcript_cursors.ts";
-import { readJsonlLines } from "./jsonl_reader.ts";
+import { type DatabaseSync, transaction } from "../../store/database.ts";
+import { getTranscriptCursor } from "../../store/agent/transcript_cursors.ts";
 import { ingestOpenClawStore, isOpenClawStore } from "./openclaw_store_ingester.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
-import { commitBatch, emptyCounts, type IngestCounts, ParsedBatch } from "./transcript_commit.ts";
-import { createTranscriptParser } from "./transcript_parser.ts";
+import { BATCH_BYTES, type FileBatch, readTranscriptBatches } from "./transcript_batches.ts";
+import { emptyCounts, type IngestCounts, storeBatch } from "./transcript_commit.ts";
 import { isCopilotOtelPath } from "./transcript_paths.ts";
-import type { AgentName, JsonObject } from "../../model/agent_records.ts";
+import type { AgentName } from "../../model/agent_records.ts";
 
 export { emptyCounts, type IngestCounts } from "./transcript_commit.ts";
-
-/** Bytes of lines read (and parsed) at a time. */
-const READ_CHUNK_BYTES = 256 * 1024;
-const READ_SLACK_BYTES = 64 * 1024;
 
 /** Options for {@link ingestTranscriptFile}. */
 export interface IngestFileOptions {
@@ -59,73 +50,96 @@ export async function ingestTranscriptFile(
     const { ingestCopilotOtelFile } = await import("./copilot_otel_ingester.ts");
     return await ingestCopilotOtelFile(db, path, options);
   }
+  const batches = readTranscriptBatches(path, agent, getTranscriptCursor(db, path), {
+    batchBytes: options.batchBytes,
+  });
+  return await commitBatches(db, path, batches, options);
+}
+
+/**
+ * Whether `path` is read by an ingester of its own (OpenClaw's SQLite store, Copilot CLI's
+ * OpenTelemetry files), which commits its own transactions, rather than as transcript lines.
+ */
+export function hasOwnIngester(path: string, agent: AgentName): boolean {
+  return (agent === "openclaw" && isOpenClawStore(path)) ||
+    (agent === "copilot_cli" && isCopilotOtelPath(path));
+}
+
+/**
+ * Batches of several files stored in one transaction. A backfill meets many small files (each
+ * sub-agent run has its own): a transaction each rewrote the same pages (the sessions', the
+ * cursors', the indexes' last leaves) again and again, and a group writes them once per
+ * {@link BATCH_BYTES}. Every file's cursor is stored in the transaction with its records, so a
+ * crash still loses and duplicates nothing.
+ */
+export class CommitGroup {
+  readonly #db: DatabaseSync;
+  readonly #maxBytes: number;
+  #store: Array<() => void> = [];
+  #stored: Array<() => void> = [];
+  #bytes = 0;
+
+  /** @param maxBytes commit once the waiting batches hold this many bytes of lines. */
+  constructor(db: DatabaseSync, maxBytes = BATCH_BYTES) {
+    this.#db = db;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Adds a batch: `store` writes it (inside the transaction), `stored` runs after the commit. */
+  add(bytes: number, store: () => void, stored: () => void): void {
+    this.#store.push(store);
+    this.#stored.push(stored);
+    this.#bytes += bytes;
+    if (this.#bytes >= this.#maxBytes) this.flush();
+  }
+
+  /** Commits whatever waits. */
+  flush(): void {
+    if (this.#store.length === 0) return;
+    const store = this.#store;
+    const stored = this.#stored;
+    this.#store = [];
+    this.#stored = [];
+    this.#bytes = 0;
+    transaction(this.#db, () => {
+      for (const write of store) write();
+    });
+    for (const done of stored) done();
+  }
+}
+
+/**
+ * Stores the batches read from `path` (by {@link readTranscriptBatches}, here or on a worker),
+ * each in one transaction with the cursor it reached, or in `group`'s transactions with other
+ * files' batches (the counts are complete once the group is flushed).
+ */
+export async function commitBatches(
+  db: DatabaseSync,
+  path: string,
+  batches: AsyncIterable<FileBatch>,
+  options: IngestFileOptions = {},
+  group?: CommitGroup,
+): Promise<IngestCounts> {
   const counts = emptyCounts();
   const now = options.now ?? Date.now;
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return counts; // Gone between the event and now: nothing to read.
-  }
-  let cursor = getTranscriptCursor(db, path);
-  if (cursor !== undefined && (size < cursor.byte_offset || cursor.agent !== agent)) {
-    cursor = undefined;
-  }
-  if (cursor !== undefined && cursor.byte_offset === size) return counts;
-  const state: TranscriptCursor = cursor ?? {
-    path,
-    agent,
-    byte_offset: 0,
-    file_size: size,
-    parser_state: "{}",
-    lines: 0,
-    malformed: 0,
-    unknown_types: 0,
-  };
-  const parser = createTranscriptParser(agent, {
-    path,
-    state: cursor === undefined ? undefined : JSON.parse(state.parser_state) as JsonObject,
-  });
-  const batchBytes = options.batchBytes ?? 4 * 1024 * 1024;
-  // Lines are read a little at a time and parsed at once, so only the records of a batch stay
-  // in memory until its commit, not all its lines: records that outlive a few allocations are
-  // what the garbage collector spends its time copying.
-  const chunkBytes = Math.min(batchBytes, READ_CHUNK_BYTES);
-  for (let done = false; !done;) {
-    const batch = new ParsedBatch();
-    const start = state.byte_offset;
-    let lines = 0;
-    while (state.byte_offset - start < batchBytes) {
-      // A block a little larger than the chunk: the chunk's last line usually ends inside it,
-      // so one read per chunk.
-      const read = await readJsonlLines(path, state.byte_offset, {
-        maxBytes: chunkBytes,
-        blockSize: chunkBytes + READ_SLACK_BYTES,
+  for await (const batch of batches) {
+    const store = () =>
+      storeBatch(db, batch.records, batch.cursor, counts, {
+        transcriptPath: path,
+        prices: options.prices,
+        now: now(),
       });
-      batch.malformed += read.malformed;
-      for (const line of read.lines) batch.add(parser.parseLine(line.text));
-      lines += read.lines.length;
-      state.byte_offset = read.nextOffset;
-      if (read.done) {
-        done = true;
-        break;
-      }
+    const stored = () => {
+      counts.bytes += batch.bytes;
+      counts.lines += batch.lines;
+      options.onProgress?.(counts.bytes);
+    };
+    if (group !== undefined) {
+      group.add(batch.bytes, store, stored);
+    } else {
+      transaction(db, store);
+      stored();
     }
-    if (lines === 0 && batch.malformed === 0) break;
-    const consumed = state.byte_offset - start;
-    state.file_size = Math.max(size, state.byte_offset);
-    state.parser_state = JSON.stringify(parser.saveState());
-    state.lines += lines;
-    state.malformed += batch.malformed;
-    state.unknown_types += batch.unknown;
-    commitBatch(db, batch, state, counts, {
-      transcriptPath: path,
-      prices: options.prices,
-      now: now(),
-    });
-    counts.bytes += consumed;
-    counts.lines += lines;
-    options.onProgress?.(counts.bytes);
   }
   return counts;
 }

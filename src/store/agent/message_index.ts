@@ -101,8 +101,13 @@ export class MessageIndexer {
     return indexer;
   }
 
-  /** Asks the worker to index whatever is new; bursts of kicks coalesce. */
-  kick(): void {
+  /**
+   * Asks the worker to index whatever is new; bursts of kicks coalesce. With `backlog`, only
+   * once at least that many messages wait: a backfill commits a transaction per small file, and
+   * a kick for each made the worker write (and later merge) an index segment per file.
+   */
+  kick(backlog = 1): void {
+    if (backlog > 1 && this.#maxId() - this.#indexedTo < backlog) return;
     if (this.#inFlight) {
       this.#again = true;
       return;

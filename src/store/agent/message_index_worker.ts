@@ -11,7 +11,7 @@ import { DatabaseSync } from "node:sqlite";
 import { workerScope } from "../../core/module_worker.ts";
 import { RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
-import { MESSAGE_INDEX_SCHEMA, TOOL_TEXT_INDEXED } from "./schema.ts";
+import { INDEX_BATCH, MESSAGE_INDEX_SCHEMA, TOOL_TEXT_INDEXED } from "./schema.ts";
 
 /** What the indexer asks: open the two files once, then index what is new on each kick. */
 export type MessageIndexRequest =
@@ -23,12 +23,6 @@ export type MessageIndexReply =
   | { type: "opened" }
   | { type: "indexed"; to: number }
   | { type: "error"; message: string };
-
-/**
- * Messages read and indexed per transaction. FTS5 writes a segment per transaction and merges
- * segments later: a backfill indexed in few large transactions writes and merges less.
- */
-const BATCH = 2000;
 
 /**
  * Bytes of pending index data FTS5 holds in memory before it writes a segment (its default is
@@ -108,7 +102,7 @@ function catchUp({ store, index }: Files): number {
     try {
       // Read the cursor under the write lock: another process may be indexing the same store.
       const from = cursor(index);
-      const rows = INDEXED_MESSAGE.all(read.all(from, BATCH));
+      const rows = INDEXED_MESSAGE.all(read.all(from, INDEX_BATCH));
       for (const row of rows) {
         // A tool call is also found by its tool's name ("Bash", "Edit", an MCP tool).
         const text = row.tool === 1
@@ -119,7 +113,7 @@ function catchUp({ store, index }: Files): number {
       const last = rows.length === 0 ? from : rows[rows.length - 1].id;
       if (rows.length > 0) save.run(last);
       index.exec("COMMIT");
-      if (rows.length < BATCH) return last;
+      if (rows.length < INDEX_BATCH) return last;
     } catch (error) {
       // SQLite may have rolled back by itself; the error that caused it is the one to report.
       if (index.isTransaction) {

@@ -326,3 +326,9 @@ export const MESSAGE_INDEX_SCHEMA = `
 
 /** Characters of a tool message that are indexed. */
 export const TOOL_TEXT_INDEXED = 2000;
+
+/**
+ * Messages read and indexed per transaction. FTS5 writes a segment per transaction and merges
+ * segments later: a backfill indexed in few large transactions writes and merges less.
+ */
+export const INDEX_BATCH = 2000;

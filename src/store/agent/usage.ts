@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { SQLInputValue } from "node:sqlite";
 import type { CallPrice, CountedUsage } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
 import { pickColumns, RowReader, type RowShape } from "../rows.ts";
@@ -77,8 +78,6 @@ const STORED_USAGE_SHAPE: RowShape<UsageRow> = {
   cost_usd: "number",
   priced: "number",
 };
-
-const STORED_USAGE = new RowReader<UsageRow>("usage", STORED_USAGE_SHAPE);
 
 const KEYED_USAGE = new RowReader<UsageRow & { rowid: number; usage_key: string }>("usage", {
   rowid: "number",
@@ -177,15 +176,27 @@ function merge(old: UsageRow, u: CountedUsage): CountedUsage | undefined {
   return grew ? next : undefined;
 }
 
-const FIND_USAGE = `SELECT ${STORED_USAGE.columns} FROM usage WHERE usage_key = ?`;
+const KNOWN_USAGE = new RowReader<UsageRow & { usage_key: string }>("usage", {
+  usage_key: "text",
+  ...STORED_USAGE_SHAPE,
+});
 
-const INSERT_USAGE = `
-      INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
+// A batch's stored calls, read with one statement: its keys go in as one JSON array.
+const FIND_USAGE = `SELECT ${KNOWN_USAGE.columns} FROM usage
+  WHERE usage_key IN (SELECT value FROM json_each(?))`;
+
+/** New calls written by one statement: a backfill stores thousands, each statement costs more than its rows. */
+const ROWS_PER_INSERT = 32;
+
+const USAGE_ROW = `(${Array(20).fill("?").join(", ")})`;
+
+function insertUsageRows(rows: number): string {
+  return `INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
         cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
         web_search_requests, service_tier, speed, inference_geo, context_window,
         reported_cost_usd, calls, cost_usd, priced, usage_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    `;
+      VALUES ${Array(rows).fill(USAGE_ROW).join(", ")}`;
+}
 
 // The call keeps its session, agent and time; only what the merge can change is written.
 const UPDATE_USAGE = `
@@ -195,6 +206,40 @@ const UPDATE_USAGE = `
         context_window = ?, reported_cost_usd = ?, calls = ?, cost_usd = ?, priced = ?
       WHERE usage_key = ?
     `;
+
+/** What a merge may change, in {@linkcode UPDATE_USAGE}'s order. */
+function mergedValues(row: UsageRow): SQLInputValue[] {
+  return [
+    row.model,
+    row.input_tokens,
+    row.output_tokens,
+    row.cache_read_tokens,
+    row.cache_write_tokens,
+    row.cache_write_1h_tokens,
+    row.reasoning_tokens,
+    row.web_search_requests,
+    row.service_tier,
+    row.speed,
+    row.inference_geo,
+    row.context_window,
+    row.reported_cost_usd,
+    row.calls,
+    row.cost_usd,
+    row.priced,
+  ];
+}
+
+/** Inserts calls whose keys are not stored, {@linkcode ROWS_PER_INSERT} per statement. */
+function insertNewUsage(db: DatabaseSync, rows: ReadonlyArray<[string, UsageRow]>): void {
+  for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
+    const part = rows.slice(from, from + ROWS_PER_INSERT);
+    const values: SQLInputValue[] = [];
+    for (const [key, row] of part) {
+      values.push(row.session_id, row.agent, row.ts, ...mergedValues(row), key);
+    }
+    prepared(db, insertUsageRows(part.length)).run(...values);
+  }
+}
 
 /**
  * Stores usage records and moves their sessions' totals. A new key is inserted; a key stored
@@ -210,38 +255,22 @@ export function insertUsage(
 ): number {
   return writing(db, () => {
     if (records.length === 0) return 0;
-    const find = prepared(db, FIND_USAGE);
-    const insert = prepared(db, INSERT_USAGE);
-    const update = prepared(db, UPDATE_USAGE);
+    // Every key's stored figures at once; the loop keeps them current as the batch merges in.
+    const known = new Map<string, UsageRow>();
+    const found = prepared(db, FIND_USAGE).all(JSON.stringify(records.map((u) => u.usage_key)));
+    for (const row of KNOWN_USAGE.all(found)) known.set(row.usage_key, row);
+    const fresh = new Map<string, UsageRow>();
+    const changed = new Map<string, UsageRow>();
     const deltas = new Map<string, SessionDelta>();
-    let added = 0;
     for (const u of records) {
-      const old = STORED_USAGE.optional(find.get(u.usage_key));
+      const old = known.get(u.usage_key);
       const next = old === undefined ? u : merge(old, u);
       if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
       const row = stored(next, priceOf(next));
-      const values = [
-        row.model,
-        row.input_tokens,
-        row.output_tokens,
-        row.cache_read_tokens,
-        row.cache_write_tokens,
-        row.cache_write_1h_tokens,
-        row.reasoning_tokens,
-        row.web_search_requests,
-        row.service_tier,
-        row.speed,
-        row.inference_geo,
-        row.context_window,
-        row.reported_cost_usd,
-        row.calls,
-        row.cost_usd,
-        row.priced,
-        u.usage_key,
-      ];
-      if (old === undefined) insert.run(row.session_id, row.agent, row.ts, ...values);
-      else update.run(...values);
-      if (old === undefined) added++;
+      known.set(u.usage_key, row);
+      // A key new in this batch is inserted once, with its last merged figures.
+      if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
+      else changed.set(u.usage_key, row);
       const delta = deltaFor(deltas, row.session_id, row.agent, row.ts);
       delta.input += row.input_tokens - (old?.input_tokens ?? 0);
       delta.output += row.output_tokens - (old?.output_tokens ?? 0);
@@ -259,8 +288,11 @@ export function insertUsage(
         delta.contextAt = row.ts;
       }
     }
+    insertNewUsage(db, [...fresh]);
+    const update = prepared(db, UPDATE_USAGE);
+    for (const [key, row] of changed) update.run(...mergedValues(row), key);
     applyDeltas(db, deltas);
-    return added;
+    return fresh.size;
   });
 }
 

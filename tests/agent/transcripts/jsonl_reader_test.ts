@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readJsonlLines } from "../../../src/agent/transcripts/jsonl_reader.ts";
+import { JsonlFile, readJsonlLines } from "../../../src/agent/transcripts/jsonl_reader.ts";
 
 async function withFile(content: string | Uint8Array, run: (path: string) => Promise<void>) {
   const path = await Deno.makeTempFile({ suffix: ".jsonl" });
@@ -117,4 +117,110 @@ Deno.test("a large file is read in batches no bigger than maxBytes", async () =>
   } finally {
     await Deno.remove(path);
   }
+});
+
+/** What reading a whole file line by line must give: the lines as a decoder call each sees them. */
+function expectedLines(bytes: Uint8Array, maxLineBytes: number) {
+  const decoder = new TextDecoder();
+  const lines: Array<{ text: string; startOffset: number; endOffset: number }> = [];
+  let malformed = 0;
+  let start = 0;
+  for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+    if (nl - start > maxLineBytes) {
+      malformed++;
+    } else {
+      const end = nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl;
+      const text = decoder.decode(bytes.subarray(start, end));
+      if (text.trim() !== "") lines.push({ text, startOffset: start, endOffset: nl + 1 });
+    }
+    start = nl + 1;
+  }
+  return { lines, malformed, nextOffset: start };
+}
+
+Deno.test("an open file read chunk by chunk gives the lines one decoder call per line gives", async () => {
+  // Deterministic pseudo-random lines: multi-byte characters, CRLF, blank lines, byte-order
+  // marks, broken UTF-8 and now and then a line longer than the limit.
+  let seed = 12345;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pieces = ["a", "é", "→", "😀", '"', "\\n", " ", "\uFEFF"];
+  const parts: Uint8Array[] = [];
+  const encoder = new TextEncoder();
+  for (let i = 0; i < 400; i++) {
+    const length = random() < 0.05 ? 300 + Math.floor(random() * 400) : Math.floor(random() * 60);
+    let text = "";
+    for (let j = 0; j < length; j++) text += pieces[Math.floor(random() * pieces.length)];
+    parts.push(encoder.encode(text));
+    if (random() < 0.05) parts.push(new Uint8Array([0xc3])); // A broken character.
+    parts.push(encoder.encode(random() < 0.2 ? "\r\n" : random() < 0.1 ? "\n\n" : "\n"));
+  }
+  parts.push(encoder.encode('{"unfinished":')); // No newline yet: never returned.
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  const maxLineBytes = 1000;
+  const expected = expectedLines(bytes, maxLineBytes);
+  await withFile(bytes, async (path) => {
+    for (
+      const [blockSize, maxBytes] of [[16, 100], [64, 7], [333, 4096], [4096, 1 << 20], [
+        1 << 16,
+        1,
+      ]]
+    ) {
+      using file = await JsonlFile.open(path);
+      const seen: Array<{ text: string; startOffset: number; endOffset: number }> = [];
+      let malformed = 0;
+      let offset = 0;
+      for (let calls = 0;; calls++) {
+        // Now and then a call from an offset the file did not stop at (it reads from there).
+        if (calls % 7 === 3 && seen.length > 0) {
+          const again = await file.readLines(seen[0].startOffset, { blockSize, maxBytes: 1 });
+          assert.deepEqual(again.lines[0], seen[0]);
+        }
+        const result = await file.readLines(offset, { blockSize, maxBytes, maxLineBytes });
+        seen.push(...result.lines);
+        malformed += result.malformed;
+        offset = result.nextOffset;
+        if (result.done) break;
+      }
+      assert.deepEqual(seen, expected.lines, `block ${blockSize}, maxBytes ${maxBytes}`);
+      assert.equal(malformed, expected.malformed);
+      assert.equal(offset, expected.nextOffset);
+
+      // The same lines as texts, a block at a time.
+      using again = await JsonlFile.open(path);
+      const texts: string[] = [];
+      let textsMalformed = 0;
+      for (offset = 0;;) {
+        const result = await again.readTexts(offset, { blockSize, maxBytes, maxLineBytes });
+        texts.push(...result.texts);
+        textsMalformed += result.malformed;
+        offset = result.nextOffset;
+        if (result.done) break;
+      }
+      assert.deepEqual(texts, expected.lines.map((l) => l.text), `texts, block ${blockSize}`);
+      assert.equal(textsMalformed, expected.malformed);
+      assert.equal(offset, expected.nextOffset);
+    }
+  });
+});
+
+Deno.test("an open file reads what was appended after it reached the end", async () => {
+  await withFile('{"a":1}\n{"b":', async (path) => {
+    using file = await JsonlFile.open(path);
+    const first = await file.readLines(0);
+    assert.deepEqual(first.lines.map((l) => l.text), ['{"a":1}']);
+    const writer = await Deno.open(path, { append: true });
+    await writer.write(new TextEncoder().encode('2}\n{"c":3}\n'));
+    writer.close();
+    const second = await file.readLines(first.nextOffset);
+    assert.deepEqual(second.lines, [
+      { text: '{"b":2}', startOffset: 8, endOffset: 16 },
+      { text: '{"c":3}', startOffset: 16, endOffset: 24 },
+    ]);
+    assert.equal(second.done, true);
+  });
 });
