@@ -1,7 +1,8 @@
 /**
- * Prepared statements of the telemetry tables, kept per connection: an
- * export of a thousand spans runs the same few statements a thousand times,
- * and preparing costs more than running.
+ * Prepared statements of the telemetry tables (and of the usage rows
+ * telemetry and transcripts count calls in), kept per connection: an export
+ * of a thousand spans runs the same few statements many times, and
+ * preparing costs more than running.
  *
  * @module
  */

@@ -1,7 +1,14 @@
 /**
  * Writes of OpenTelemetry intake: one export's spans, log records, metric
  * points, sessions, model calls, tool calls and API errors, in one
- * transaction, so a failure stores nothing of it.
+ * transaction (so a failure stores nothing of it), or in a few, taking turns
+ * with other writers between the export's parts.
+ *
+ * Storing comes in two steps: {@linkcode prepareTelemetryPart} does what
+ * needs no store (every row's values in column order, each call's records
+ * merged among themselves), so an intake worker does it before its turn to
+ * write; the store step then only reads the rows a part's calls name and
+ * writes.
  *
  * A model call or tool call may be described by several records (Claude
  * Code's `api_request` event and `llm_request` span share a request id; a
@@ -21,23 +28,26 @@
  *
  * @module
  */
-import { insertUsage } from "./agent_writes.ts";
 import type { CallPrice, UsageInput } from "./agent_records.ts";
-import { type DatabaseSync, writing } from "./database.ts";
-import { telemetryStatement } from "./telemetry_statements.ts";
 import {
-  findTranscriptUsageKey,
-  sessionHasTranscript,
-  withdrawTelemetryUsage,
-} from "./telemetry_settle.ts";
-import type {
-  ApiErrorInput,
-  FieldAuthority,
-  ModelCallInput,
-  TelemetryBatch,
-  TelemetrySessionInput,
-  ToolCallInput,
-} from "./telemetry_records.ts";
+  type DatabaseSync,
+  letWaitingWritersIn,
+  transaction,
+  writersWaiting,
+  writing,
+} from "./database.ts";
+import {
+  type PreparedCalls,
+  prepareModelCalls,
+  prepareToolCalls,
+  storeModelCalls,
+  storeToolCalls,
+} from "./telemetry_calls.ts";
+import { telemetryStatement } from "./telemetry_statements.ts";
+import { sessionHasTranscript } from "./telemetry_settle.ts";
+import type { TelemetryBatch, TelemetrySessionInput } from "./telemetry_records.ts";
+
+export { telemetryUsageKey } from "./telemetry_calls.ts";
 
 /** What a stored batch added. */
 export interface TelemetryWriteCounts {
@@ -57,92 +67,49 @@ export interface TelemetryWriteCounts {
   sessions: string[];
 }
 
-/** The usage key telemetry's own count of a call is stored under. */
-export function telemetryUsageKey(callKey: string): string {
-  return `otel:${callKey}`;
+/** How a stored call is priced (the same pricing as transcript usage). */
+export type TelemetryPricing = (record: UsageInput) => CallPrice;
+
+/** A value as bound to a statement. */
+type SqlValue = string | number | null;
+
+/** One part of an export (see `mapExport`), made ready to store. */
+export interface PreparedTelemetryPart {
+  /** Rows of `telemetry_spans`, in {@linkcode SPAN_COLUMNS} order. */
+  spans: SqlValue[][];
+  /** Rows of `telemetry_logs`, in {@linkcode LOG_COLUMNS} order. */
+  logs: SqlValue[][];
+  /** Rows of `telemetry_metric_points`, in {@linkcode METRIC_POINT_COLUMNS} order. */
+  metricPoints: SqlValue[][];
+  /** Rows of `telemetry_api_errors`, in {@linkcode API_ERROR_COLUMNS} order. */
+  apiErrors: SqlValue[][];
+  /** Sessions named. */
+  sessions: TelemetrySessionInput[];
+  /** Model call records, merged among themselves. */
+  modelCalls: PreparedCalls;
+  /** Tool call records, merged among themselves. */
+  toolCalls: PreparedCalls;
 }
 
+const SPAN_COLUMNS = `trace_id, span_id, parent_span_id, name, kind, service, agent, session_id,
+  start_ts, duration_ms, status_code, status_message, attributes, received_at`;
+const LOG_COLUMNS = `dedupe_key, ts, service, agent, session_id, event_name, severity, body,
+  attributes, trace_id, span_id, received_at`;
+const METRIC_POINT_COLUMNS = `name, unit, kind, temporality, monotonic, ts, start_ts, value,
+  count, sum, min, max, service, agent, session_id, attributes, received_at`;
+const API_ERROR_COLUMNS = `error_key, agent, session_id, ts, model, request_id, prompt_id,
+  status_code, error, duration_ms, attempt, user_id, host_name`;
+
 /**
- * Stores one export's records. `priceOf` prices a model call counted from
- * telemetry (the same pricing as transcript usage); `receivedAt` stamps the
- * raw records.
+ * Readies one part of an export for storing (no store needed); `receivedAt` stamps its raw
+ * records.
  */
-export function storeTelemetryBatch(
-  db: DatabaseSync,
+export function prepareTelemetryPart(
   batch: TelemetryBatch,
-  priceOf: (record: UsageInput) => CallPrice,
   receivedAt: number,
-): TelemetryWriteCounts {
-  return writing(db, () => {
-    const counts: TelemetryWriteCounts = {
-      spans: insertSpans(db, batch, receivedAt),
-      logs: insertLogs(db, batch, receivedAt),
-      metric_points: insertMetricPoints(db, batch, receivedAt),
-      model_calls: 0,
-      tool_calls: 0,
-      api_errors: 0,
-      sessions: [...batch.sessions.keys()],
-    };
-    for (const session of batch.sessions.values()) upsertSession(db, session);
-    // Whether each session has a transcript, asked once per export.
-    const transcripts = new Map<string, boolean>();
-    const hasTranscript = (sessionId: string): boolean => {
-      let known = transcripts.get(sessionId);
-      if (known === undefined) {
-        known = sessionHasTranscript(db, sessionId);
-        transcripts.set(sessionId, known);
-      }
-      return known;
-    };
-    // The merged row of each call, as its last record left it.
-    const merged = new Map<string, StoredModelCall>();
-    for (const call of batch.modelCalls) {
-      merged.set(call.call_key, mergeModelCall(db, call));
-      counts.model_calls++;
-    }
-    countModelCalls(db, merged, hasTranscript, priceOf);
-    for (const call of batch.toolCalls) {
-      mergeToolCall(db, call, hasTranscript);
-      counts.tool_calls++;
-    }
-    for (const error of batch.apiErrors) {
-      if (insertApiError(db, error)) counts.api_errors++;
-    }
-    return counts;
-  });
-}
-
-/** Rows per multi-row INSERT: one statement call costs more than the row it carries. */
-const ROWS_PER_INSERT = 32;
-
-/**
- * Inserts `rows` (each the values of `columns`) with multi-row statements; answers how many
- * were added (`OR IGNORE` skips rows a unique key already holds).
- */
-function insertRows(
-  db: DatabaseSync,
-  head: string,
-  columns: number,
-  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
-): number {
-  const one = `(${Array(columns).fill("?").join(", ")})`;
-  let added = 0;
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-    const sql = `${head} VALUES ${Array(chunk.length).fill(one).join(", ")}`;
-    added += Number(telemetryStatement(db, sql).run(...chunk.flat()).changes);
-  }
-  return added;
-}
-
-function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  return insertRows(
-    db,
-    `INSERT OR IGNORE INTO telemetry_spans (trace_id, span_id, parent_span_id, name, kind,
-      service, agent, session_id, start_ts, duration_ms, status_code, status_message, attributes,
-      received_at)`,
-    14,
-    batch.spans.map((s) => [
+): PreparedTelemetryPart {
+  return {
+    spans: batch.spans.map((s) => [
       s.trace_id,
       s.span_id,
       s.parent_span_id ?? null,
@@ -158,16 +125,7 @@ function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number
       s.attributes,
       receivedAt,
     ]),
-  );
-}
-
-function insertLogs(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  return insertRows(
-    db,
-    `INSERT OR IGNORE INTO telemetry_logs (dedupe_key, ts, service, agent, session_id,
-      event_name, severity, body, attributes, trace_id, span_id, received_at)`,
-    12,
-    batch.logs.map((l) => [
+    logs: batch.logs.map((l) => [
       l.dedupe_key ?? null,
       l.ts,
       l.service ?? null,
@@ -181,21 +139,7 @@ function insertLogs(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number)
       l.span_id ?? null,
       receivedAt,
     ]),
-  );
-}
-
-function insertMetricPoints(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  if (batch.metricPoints.length === 0) return 0;
-  const insert = telemetryStatement(
-    db,
-    `
-    INSERT INTO telemetry_metric_points (name, unit, kind, temporality, monotonic, ts, start_ts,
-      value, count, sum, min, max, service, agent, session_id, attributes, received_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `,
-  );
-  for (const p of batch.metricPoints) {
-    insert.run(
+    metricPoints: batch.metricPoints.map((p) => [
       p.name,
       p.unit ?? null,
       p.kind,
@@ -213,9 +157,155 @@ function insertMetricPoints(db: DatabaseSync, batch: TelemetryBatch, receivedAt:
       p.session_id ?? null,
       p.attributes,
       receivedAt,
-    );
+    ]),
+    apiErrors: batch.apiErrors.map((e) => [
+      e.error_key,
+      e.agent,
+      e.session_id,
+      e.ts,
+      e.model ?? null,
+      e.request_id ?? null,
+      e.prompt_id ?? null,
+      e.status_code ?? null,
+      e.error ?? null,
+      e.duration_ms ?? null,
+      e.attempt ?? null,
+      e.user_id ?? null,
+      e.host_name ?? null,
+    ]),
+    sessions: [...batch.sessions.values()],
+    modelCalls: prepareModelCalls(batch.modelCalls),
+    toolCalls: prepareToolCalls(batch.toolCalls),
+  };
+}
+
+/**
+ * Stores one export's records in one transaction (or in the one open on `db`). `priceOf`
+ * prices a model call counted from telemetry; `receivedAt` stamps the raw records.
+ */
+export function storeTelemetryBatch(
+  db: DatabaseSync,
+  batch: TelemetryBatch,
+  priceOf: TelemetryPricing,
+  receivedAt: number,
+): TelemetryWriteCounts {
+  return storeTelemetryParts(db, [prepareTelemetryPart(batch, receivedAt)], priceOf);
+}
+
+/** Stores the prepared parts of one export in one transaction. */
+export function storeTelemetryParts(
+  db: DatabaseSync,
+  parts: readonly PreparedTelemetryPart[],
+  priceOf: TelemetryPricing,
+): TelemetryWriteCounts {
+  return writing(db, () => {
+    const counts = noCounts();
+    const hasTranscript = transcriptCheck(db);
+    for (const part of parts) storePart(db, part, priceOf, hasTranscript, counts);
+    return counts;
+  });
+}
+
+/**
+ * Stores the prepared parts of one export, letting other writers in between parts: they go
+ * into one transaction while no other thread or process waits to write; when one does, the
+ * transaction commits after the current part, the waiting writers take their turn, and the
+ * rest follows in a new transaction. A hook then waits for one part, never for a whole
+ * export. Each transaction is whole (a failure leaves the parts committed before it, which a
+ * resent export merges into without counting anything twice).
+ */
+export async function storeTelemetryPartsTakingTurns(
+  db: DatabaseSync,
+  parts: readonly PreparedTelemetryPart[],
+  priceOf: TelemetryPricing,
+): Promise<TelemetryWriteCounts> {
+  const counts = noCounts();
+  let next = 0;
+  while (next < parts.length) {
+    transaction(db, () => {
+      // A transcript stored between two transactions changes the answer: asked afresh.
+      const hasTranscript = transcriptCheck(db);
+      do {
+        storePart(db, parts[next++], priceOf, hasTranscript, counts);
+      } while (next < parts.length && !writersWaiting(db));
+    });
+    if (next < parts.length) await letWaitingWritersIn(db);
   }
-  return batch.metricPoints.length;
+  return counts;
+}
+
+function noCounts(): TelemetryWriteCounts {
+  return {
+    spans: 0,
+    logs: 0,
+    metric_points: 0,
+    model_calls: 0,
+    tool_calls: 0,
+    api_errors: 0,
+    sessions: [],
+  };
+}
+
+/** Whether each session has a transcript, asked once per transaction. */
+function transcriptCheck(db: DatabaseSync): (sessionId: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (sessionId) => {
+    let found = known.get(sessionId);
+    if (found === undefined) {
+      found = sessionHasTranscript(db, sessionId);
+      known.set(sessionId, found);
+    }
+    return found;
+  };
+}
+
+/** Stores one part, inside a transaction, adding what it stored to `counts`. */
+function storePart(
+  db: DatabaseSync,
+  part: PreparedTelemetryPart,
+  priceOf: TelemetryPricing,
+  hasTranscript: (sessionId: string) => boolean,
+  counts: TelemetryWriteCounts,
+): void {
+  counts.spans += insertRows(db, `INSERT OR IGNORE INTO telemetry_spans`, SPAN_COLUMNS, part.spans);
+  counts.logs += insertRows(db, `INSERT OR IGNORE INTO telemetry_logs`, LOG_COLUMNS, part.logs);
+  counts.metric_points += insertRows(
+    db,
+    `INSERT INTO telemetry_metric_points`,
+    METRIC_POINT_COLUMNS,
+    part.metricPoints,
+  );
+  for (const session of part.sessions) {
+    upsertSession(db, session);
+    counts.sessions.push(session.session_id);
+  }
+  counts.model_calls += storeModelCalls(db, part.modelCalls, hasTranscript, priceOf);
+  counts.tool_calls += storeToolCalls(db, part.toolCalls, hasTranscript);
+  counts.api_errors += insertRows(
+    db,
+    `INSERT OR IGNORE INTO telemetry_api_errors`,
+    API_ERROR_COLUMNS,
+    part.apiErrors,
+  );
+}
+
+/**
+ * Inserts `rows` (each the values of `columns`), one prepared statement call a row (node:sqlite
+ * binds a long multi-row statement's arguments more slowly than it runs a short one again);
+ * answers how many were added (`OR IGNORE` skips rows a unique key already holds).
+ */
+function insertRows(
+  db: DatabaseSync,
+  head: string,
+  columns: string,
+  rows: readonly SqlValue[][],
+): number {
+  if (rows.length === 0) return 0;
+  const places = columns.split(",").map(() => "?").join(", ");
+  const insert = telemetryStatement(db, `${head} (${columns}) VALUES (${places})`);
+  let added = 0;
+  for (const row of rows) added += Number(insert.run(...row).changes);
+  return added;
 }
 
 /**
@@ -270,250 +360,4 @@ function upsertSession(db: DatabaseSync, s: TelemetrySessionInput): void {
     s.first_seen,
     s.last_seen,
   );
-}
-
-/** What a merge answers: what deciding how to count the call needs. */
-const RETURNED = {
-  telemetry_model_calls: `agent, session_id, ts, model, request_id, outside_transcript,
-    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-    usage_key, counted`,
-  telemetry_tool_calls: "session_id, counted",
-};
-
-/**
- * The upsert of a merged call: the record is inserted, or merged into the row of its key field
- * by field (an event's value overwrites, a span's fills what is empty; a model call takes an
- * event's time, a tool call its latest).
- */
-function mergeSql(
-  table: "telemetry_model_calls" | "telemetry_tool_calls",
-  columns: readonly string[],
-  authority: FieldAuthority,
-): string {
-  const time = table === "telemetry_tool_calls"
-    ? `max(${table}.ts, excluded.ts)`
-    : authority === "event"
-    ? "excluded.ts"
-    : `${table}.ts`;
-  const merged = columns.map((c) =>
-    authority === "event"
-      ? `${c} = coalesce(excluded.${c}, ${table}.${c})`
-      : `${c} = coalesce(${table}.${c}, excluded.${c})`
-  ).join(", ");
-  return `INSERT INTO ${table} (call_key, agent, session_id, ts, ${columns.join(", ")})
-    VALUES (?, ?, ?, ?, ${columns.map(() => "?").join(", ")})
-    ON CONFLICT (call_key) DO UPDATE SET ts = ${time}, ${merged}
-    RETURNING ${RETURNED[table]}`;
-}
-
-const MODEL_CALL_FIELDS = [
-  "model",
-  "request_id",
-  "prompt_id",
-  "trace_id",
-  "span_id",
-  "input_tokens",
-  "output_tokens",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "reasoning_tokens",
-  "cost_usd",
-  "duration_ms",
-  "ttft_ms",
-  "finish_reason",
-  "success",
-  "query_source",
-  "outside_transcript",
-  "user_id",
-  "host_name",
-] as const;
-
-interface StoredModelCall {
-  agent: string;
-  session_id: string;
-  ts: number;
-  model: string | null;
-  request_id: string | null;
-  outside_transcript: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_read_tokens: number | null;
-  cache_write_tokens: number | null;
-  reasoning_tokens: number | null;
-  usage_key: string | null;
-  counted: number;
-}
-
-/** The upsert of a model call record, by authority (built once). */
-const MERGE_MODEL_CALL: Record<FieldAuthority, string> = {
-  event: mergeSql("telemetry_model_calls", MODEL_CALL_FIELDS, "event"),
-  span: mergeSql("telemetry_model_calls", MODEL_CALL_FIELDS, "span"),
-};
-
-/** Merges a model call record; answers the merged row. */
-function mergeModelCall(db: DatabaseSync, call: ModelCallInput): StoredModelCall {
-  const values = MODEL_CALL_FIELDS.map((field) => {
-    const value = call[field];
-    if (value === undefined) return null;
-    return typeof value === "boolean" ? (value ? 1 : 0) : value;
-  });
-  return telemetryStatement(db, MERGE_MODEL_CALL[call.authority])
-    .get(
-      call.call_key,
-      call.agent,
-      call.session_id,
-      call.ts,
-      ...values,
-    ) as unknown as StoredModelCall;
-}
-
-/**
- * Decides for each merged call which usage row counts it, and writes telemetry's own usage
- * rows in one pass (one set of prepared statements for the whole export).
- */
-function countModelCalls(
-  db: DatabaseSync,
-  calls: ReadonlyMap<string, StoredModelCall>,
-  hasTranscript: (sessionId: string) => boolean,
-  priceOf: (record: UsageInput) => CallPrice,
-): void {
-  const records: UsageInput[] = [];
-  const newlyCounted: string[] = [];
-  for (const [callKey, row] of calls) {
-    const record = countModelCall(db, callKey, row, hasTranscript);
-    if (record === undefined) continue;
-    records.push(record);
-    if (row.counted === 0) newlyCounted.push(callKey);
-  }
-  if (records.length === 0) return;
-  // Merging takes each count's larger value, so a span and an event of one call count once.
-  insertUsage(db, records, priceOf);
-  const link = telemetryStatement(
-    db,
-    "UPDATE telemetry_model_calls SET usage_key = ?, counted = 1 WHERE call_key = ?",
-  );
-  for (const callKey of newlyCounted) link.run(telemetryUsageKey(callKey), callKey);
-}
-
-/**
- * Which usage row counts a model call: the transcript's when it has the call (linked here),
- * none for a side request or when the session has a transcript without it, else telemetry's
- * own — answered as the usage record to write.
- */
-function countModelCall(
-  db: DatabaseSync,
-  callKey: string,
-  row: StoredModelCall,
-  hasTranscript: (sessionId: string) => boolean,
-): UsageInput | undefined {
-  const setLink = telemetryStatement(
-    db,
-    "UPDATE telemetry_model_calls SET usage_key = ?, counted = ? WHERE call_key = ?",
-  );
-  const transcriptKey = row.request_id === null
-    ? undefined
-    : findTranscriptUsageKey(db, row.agent, row.request_id);
-  if (transcriptKey !== undefined) {
-    if (row.counted === 1 && row.usage_key !== null) withdrawTelemetryUsage(db, row.usage_key);
-    if (row.usage_key !== transcriptKey) setLink.run(transcriptKey, 0, callKey);
-    return undefined;
-  }
-  if (row.outside_transcript === 1) {
-    // A side request: no transcript will ever count it, and so neither does telemetry.
-    if (row.counted === 1 && row.usage_key !== null) {
-      withdrawTelemetryUsage(db, row.usage_key);
-      setLink.run(null, 0, callKey);
-    }
-    return undefined;
-  }
-  if (row.counted === 0 && (row.usage_key !== null || hasTranscript(row.session_id))) {
-    return undefined;
-  }
-  const tokens = (row.input_tokens ?? 0) + (row.output_tokens ?? 0) +
-    (row.cache_read_tokens ?? 0) + (row.cache_write_tokens ?? 0);
-  if (tokens === 0) return undefined; // Nothing to count yet (a span that carries no usage).
-  const usage: UsageInput = {
-    agent: row.agent,
-    session_id: row.session_id,
-    ts: row.ts,
-    usage_key: telemetryUsageKey(callKey),
-    input_tokens: row.input_tokens ?? 0,
-    output_tokens: row.output_tokens ?? 0,
-    cache_read_tokens: row.cache_read_tokens ?? 0,
-    cache_write_tokens: row.cache_write_tokens ?? 0,
-    reasoning_tokens: row.reasoning_tokens ?? 0,
-  };
-  if (row.model !== null) usage.model = row.model;
-  return usage;
-}
-
-const TOOL_CALL_FIELDS = [
-  "tool_name",
-  "tool_use_id",
-  "prompt_id",
-  "duration_ms",
-  "success",
-  "error_type",
-  "error",
-  "decision",
-  "decision_source",
-  "trace_id",
-  "span_id",
-  "user_id",
-  "host_name",
-] as const;
-
-/** The upsert of a tool call record, by authority (built once). */
-const MERGE_TOOL_CALL: Record<FieldAuthority, string> = {
-  event: mergeSql("telemetry_tool_calls", TOOL_CALL_FIELDS, "event"),
-  span: mergeSql("telemetry_tool_calls", TOOL_CALL_FIELDS, "span"),
-};
-
-function mergeToolCall(
-  db: DatabaseSync,
-  call: ToolCallInput,
-  hasTranscript: (sessionId: string) => boolean,
-): void {
-  const values = TOOL_CALL_FIELDS.map((field) => {
-    const value = call[field];
-    if (value === undefined) return null;
-    return typeof value === "boolean" ? (value ? 1 : 0) : value;
-  });
-  const row = telemetryStatement(db, MERGE_TOOL_CALL[call.authority])
-    .get(call.call_key, call.agent, call.session_id, call.ts, ...values) as {
-      counted: number;
-      session_id: string;
-    };
-  if (row.counted === 1 || hasTranscript(row.session_id)) return;
-  // No transcript of this session was read: the call is known from telemetry alone.
-  telemetryStatement(db, "UPDATE sessions SET tool_calls = tool_calls + 1 WHERE session_id = ?")
-    .run(row.session_id);
-  telemetryStatement(db, "UPDATE telemetry_tool_calls SET counted = 1 WHERE call_key = ?")
-    .run(call.call_key);
-}
-
-function insertApiError(db: DatabaseSync, e: ApiErrorInput): boolean {
-  const result = telemetryStatement(
-    db,
-    `
-    INSERT OR IGNORE INTO telemetry_api_errors (error_key, agent, session_id, ts, model,
-      request_id, prompt_id, status_code, error, duration_ms, attempt, user_id, host_name)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  `,
-  ).run(
-    e.error_key,
-    e.agent,
-    e.session_id,
-    e.ts,
-    e.model ?? null,
-    e.request_id ?? null,
-    e.prompt_id ?? null,
-    e.status_code ?? null,
-    e.error ?? null,
-    e.duration_ms ?? null,
-    e.attempt ?? null,
-    e.user_id ?? null,
-    e.host_name ?? null,
-  );
-  return Number(result.changes) > 0;
 }

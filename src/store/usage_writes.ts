@@ -9,6 +9,7 @@
 import { type DatabaseSync, writing } from "./database.ts";
 import type { CallPrice, UsageInput } from "./agent_records.ts";
 import { applyDeltas, deltaFor, type SessionDelta } from "./session_totals.ts";
+import { telemetryStatement } from "./telemetry_statements.ts";
 /** The stored figures of one call, as {@linkcode insertUsage} merges them. */
 interface StoredUsage {
   session_id: string;
@@ -123,12 +124,39 @@ function merge(old: StoredUsage, u: UsageInput): UsageInput | undefined {
   return grew ? next : undefined;
 }
 
+/** Keys looked up in one statement (each one a bound parameter). */
+const KEYS_PER_LOOKUP = 256;
+
+const USAGE_COLUMNS = `session_id, agent, ts, model, input_tokens, output_tokens,
+  cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
+  web_search_requests, service_tier, speed, inference_geo, context_window, reported_cost_usd,
+  calls, cost_usd, priced`;
+
+/** The stored rows of `keys` (each key once), looked up a few hundred at a time. */
+function storedUsage(db: DatabaseSync, keys: readonly string[]): Map<string, StoredUsage> {
+  const found = new Map<string, StoredUsage>();
+  for (let start = 0; start < keys.length; start += KEYS_PER_LOOKUP) {
+    const chunk = keys.slice(start, start + KEYS_PER_LOOKUP);
+    const rows = telemetryStatement(
+      db,
+      `SELECT usage_key, ${USAGE_COLUMNS} FROM usage
+       WHERE usage_key IN (${chunk.map(() => "?").join(", ")})`,
+    ).all(...chunk) as unknown as Array<StoredUsage & { usage_key: string }>;
+    for (const row of rows) found.set(row.usage_key, row);
+  }
+  return found;
+}
+
 /**
  * Stores usage records and moves their sessions' totals. A new key is inserted; a key stored
  * already is merged (see {@linkcode merge}) and repriced, and its session moves by the
  * difference, so a call reported again with grown figures ends at its final figures and is
  * never counted twice. `priceOf` prices a record; an unpriced call costs nothing and is
  * counted as unpriced. Answers how many keys were new.
+ *
+ * The stored rows of the batch's keys are read up front and the merges run in memory, each
+ * record against what the records before it left; each key is then written once, which
+ * stores exactly what writing record by record would.
  */
 export function insertUsage(
   db: DatabaseSync,
@@ -137,56 +165,21 @@ export function insertUsage(
 ): number {
   return writing(db, () => {
     if (records.length === 0) return 0;
-    const find = db.prepare(`
-      SELECT session_id, agent, ts, model, input_tokens, output_tokens, cache_read_tokens,
-        cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, web_search_requests,
-        service_tier, speed, inference_geo, context_window, reported_cost_usd, calls, cost_usd,
-        priced
-      FROM usage WHERE usage_key = ?
-    `);
-    const insert = db.prepare(`
-      INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
-        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
-        web_search_requests, service_tier, speed, inference_geo, context_window,
-        reported_cost_usd, calls, cost_usd, priced, usage_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    `);
-    // The call keeps its session, agent and time; only what the merge can change is written.
-    const update = db.prepare(`
-      UPDATE usage SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
-        cache_write_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?,
-        web_search_requests = ?, service_tier = ?, speed = ?, inference_geo = ?,
-        context_window = ?, reported_cost_usd = ?, calls = ?, cost_usd = ?, priced = ?
-      WHERE usage_key = ?
-    `);
+    const before = storedUsage(db, [...new Set(records.map((u) => u.usage_key))]);
+    /** Each key's figures as the records so far left them. */
+    const current = new Map<string, StoredUsage>(before);
+    /** Keys whose row changed, in the order of their first change. */
+    const changed = new Set<string>();
     const deltas = new Map<string, SessionDelta>();
     let added = 0;
     for (const u of records) {
-      const old = find.get(u.usage_key) as StoredUsage | undefined;
+      const old = current.get(u.usage_key);
       const next = old === undefined ? u : merge(old, u);
       if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
+      // A merged record keeps the stored call's session, agent and time (see asInput).
       const row = stored(next, priceOf(next));
-      const values = [
-        row.model,
-        row.input_tokens,
-        row.output_tokens,
-        row.cache_read_tokens,
-        row.cache_write_tokens,
-        row.cache_write_1h_tokens,
-        row.reasoning_tokens,
-        row.web_search_requests,
-        row.service_tier,
-        row.speed,
-        row.inference_geo,
-        row.context_window,
-        row.reported_cost_usd,
-        row.calls,
-        row.cost_usd,
-        row.priced,
-        u.usage_key,
-      ];
-      if (old === undefined) insert.run(row.session_id, row.agent, row.ts, ...values);
-      else update.run(...values);
+      current.set(u.usage_key, row);
+      changed.add(u.usage_key);
       if (old === undefined) added++;
       const delta = deltaFor(deltas, row.session_id, row.agent, row.ts);
       delta.input += row.input_tokens - (old?.input_tokens ?? 0);
@@ -205,9 +198,63 @@ export function insertUsage(
         delta.contextAt = row.ts;
       }
     }
+    writeUsageRows(db, changed, before, current);
     applyDeltas(db, deltas);
     return added;
   });
+}
+
+/** The values of a usage row, in {@linkcode USAGE_COLUMNS} order. */
+function usageValues(row: StoredUsage): Array<string | number | null> {
+  return [
+    row.session_id,
+    row.agent,
+    row.ts,
+    row.model,
+    row.input_tokens,
+    row.output_tokens,
+    row.cache_read_tokens,
+    row.cache_write_tokens,
+    row.cache_write_1h_tokens,
+    row.reasoning_tokens,
+    row.web_search_requests,
+    row.service_tier,
+    row.speed,
+    row.inference_geo,
+    row.context_window,
+    row.reported_cost_usd,
+    row.calls,
+    row.cost_usd,
+    row.priced,
+  ];
+}
+
+/** Writes the rows of the `changed` keys: new ones inserted, stored ones updated. */
+function writeUsageRows(
+  db: DatabaseSync,
+  changed: ReadonlySet<string>,
+  before: ReadonlyMap<string, StoredUsage>,
+  current: ReadonlyMap<string, StoredUsage>,
+): void {
+  const insert = telemetryStatement(
+    db,
+    `INSERT INTO usage (${USAGE_COLUMNS}, usage_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // The call keeps its session, agent and time; only what the merge can change is written.
+  const update = telemetryStatement(
+    db,
+    `UPDATE usage SET model = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+      cache_write_tokens = ?, cache_write_1h_tokens = ?, reasoning_tokens = ?,
+      web_search_requests = ?, service_tier = ?, speed = ?, inference_geo = ?,
+      context_window = ?, reported_cost_usd = ?, calls = ?, cost_usd = ?, priced = ?
+    WHERE usage_key = ?`,
+  );
+  for (const key of changed) {
+    const values = usageValues(current.get(key)!);
+    if (before.has(key)) update.run(...values.slice(3), key);
+    else insert.run(...values, key);
+  }
 }
 
 /**

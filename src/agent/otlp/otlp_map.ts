@@ -10,7 +10,11 @@
  *
  * @module
  */
-import { emptyTelemetryBatch, type TelemetryBatch } from "../../store/telemetry_records.ts";
+import {
+  emptyTelemetryBatch,
+  type ModelCallInput,
+  type TelemetryBatch,
+} from "../../store/telemetry_records.ts";
 import { mapClaudeCodeEvent, mapClaudeCodeSpan } from "./otlp_claude_code.ts";
 import { mapCodexEvent } from "./otlp_codex.ts";
 import {
@@ -40,8 +44,12 @@ import { anyValue, attributes, attrString, hex, int64, nanosToMs } from "./otlp_
 
 /** What one request yielded. */
 export interface MappedExport {
-  /** The records to store. */
-  batch: TelemetryBatch;
+  /**
+   * The records to store, in parts of at most {@linkcode PART_ITEMS} items each (every record
+   * an item yields is in the item's part), so a large export can be stored a part at a time.
+   * The first part names every session of the export; the others name none.
+   */
+  parts: TelemetryBatch[];
   /** Items (spans, data points, log records) in the request. */
   items: number;
   /** Items rejected as invalid. */
@@ -50,16 +58,93 @@ export interface MappedExport {
   reasons: string[];
 }
 
-/** Reads `request` of `signal`; `now` stands in for a log record without any time. */
-export function mapExport(signal: OtlpSignal, request: ExportRequest, now: number): MappedExport {
-  const mapped: MappedExport = { batch: emptyTelemetryBatch(), items: 0, rejected: 0, reasons: [] };
-  if (signal === "traces") mapTraces(request as TracesRequest, mapped);
-  else if (signal === "logs") mapLogs(request as LogsRequest, mapped, now);
-  else mapMetrics(request as MetricsRequest, mapped);
-  return mapped;
+/**
+ * Items in one part of a mapped export: storing one takes a few milliseconds, the longest
+ * another writer (a hook) waits behind an export that is being stored.
+ */
+export const PART_ITEMS = 200;
+
+/** A mapped export while it is being read: the part its next records go into. */
+interface Mapping extends MappedExport {
+  /** The current part. */
+  batch: TelemetryBatch;
+  /** Items in the current part. */
+  inPart: number;
+  /** Items per part. */
+  partItems: number;
 }
 
-function reject(mapped: MappedExport, reason: string): void {
+/**
+ * Reads `request` of `signal`; `now` stands in for a log record without any time.
+ * `partItems` (default {@linkcode PART_ITEMS}) is how many items each part holds.
+ */
+export function mapExport(
+  signal: OtlpSignal,
+  request: ExportRequest,
+  now: number,
+  partItems: number = PART_ITEMS,
+): MappedExport {
+  const first = emptyTelemetryBatch();
+  const mapping: Mapping = {
+    parts: [first],
+    batch: first,
+    inPart: 0,
+    partItems: Math.max(1, partItems),
+    items: 0,
+    rejected: 0,
+    reasons: [],
+  };
+  if (signal === "traces") mapTraces(request as TracesRequest, mapping);
+  else if (signal === "logs") mapLogs(request as LogsRequest, mapping, now);
+  else mapMetrics(request as MetricsRequest, mapping);
+  const { parts, items, rejected, reasons } = mapping;
+  for (let i = 1; i < parts.length; i++) parts[i].sessions = new Map();
+  if (parts.length > 1) groupModelCalls(parts, mapping.partItems);
+  return { parts, items, rejected, reasons };
+}
+
+/**
+ * Moves each session's model calls into one part (a session with more calls than a part
+ * holds, into consecutive parts), sessions in the order they came: a session's totals move by
+ * what its calls add up to in one transaction, as when the export is stored whole (the cost
+ * summed in the same order, the context of the latest call).
+ */
+function groupModelCalls(parts: TelemetryBatch[], partItems: number): void {
+  const bySession = new Map<string, ModelCallInput[]>();
+  for (const part of parts) {
+    for (const call of part.modelCalls) {
+      const calls = bySession.get(call.session_id);
+      if (calls === undefined) bySession.set(call.session_id, [call]);
+      else calls.push(call);
+    }
+    part.modelCalls = [];
+  }
+  let index = 0;
+  for (const calls of bySession.values()) {
+    for (let start = 0; start < calls.length; start += partItems) {
+      const group = calls.slice(start, start + partItems);
+      const held = parts[index].modelCalls.length;
+      if (held > 0 && held + group.length > partItems) index++;
+      if (index === parts.length) parts.push({ ...emptyTelemetryBatch(), sessions: new Map() });
+      parts[index].modelCalls.push(...group);
+    }
+  }
+}
+
+/** Counts one more item, starting a new part when the current one is full. */
+function nextItem(mapped: Mapping): void {
+  mapped.items++;
+  if (mapped.inPart === mapped.partItems) {
+    // Every part notes sessions into the first part's map: it upserts them all, once.
+    const part: TelemetryBatch = { ...emptyTelemetryBatch(), sessions: mapped.parts[0].sessions };
+    mapped.parts.push(part);
+    mapped.batch = part;
+    mapped.inPart = 0;
+  }
+  mapped.inPart++;
+}
+
+function reject(mapped: Mapping, reason: string): void {
   mapped.rejected++;
   if (mapped.reasons.length < 3 && !mapped.reasons.includes(reason)) mapped.reasons.push(reason);
 }
@@ -78,19 +163,19 @@ function validId(bytes: Uint8Array | null | undefined, length: number): boolean 
   return false;
 }
 
-function mapTraces(request: TracesRequest, mapped: MappedExport): void {
+function mapTraces(request: TracesRequest, mapped: Mapping): void {
   for (const rs of request.resourceSpans ?? []) {
     for (const ss of rs.scopeSpans ?? []) {
       const source = sourceOf(rs.resource, ss.scope);
       for (const span of ss.spans ?? []) {
-        mapped.items++;
+        nextItem(mapped);
         mapSpan(span, source, mapped);
       }
     }
   }
 }
 
-function mapSpan(span: Span, source: RecordSource, mapped: MappedExport): void {
+function mapSpan(span: Span, source: RecordSource, mapped: Mapping): void {
   if (!validId(span.traceId, 16)) {
     reject(mapped, "a span's traceId must be 16 bytes, not all zero");
     return;
@@ -156,12 +241,12 @@ function mapSpan(span: Span, source: RecordSource, mapped: MappedExport): void {
   mapGenAiSpan(record);
 }
 
-function mapLogs(request: LogsRequest, mapped: MappedExport, now: number): void {
+function mapLogs(request: LogsRequest, mapped: Mapping, now: number): void {
   for (const rl of request.resourceLogs ?? []) {
     for (const sl of rl.scopeLogs ?? []) {
       const source = sourceOf(rl.resource, sl.scope);
       for (const record of sl.logRecords ?? []) {
-        mapped.items++;
+        nextItem(mapped);
         mapLog(record, source, mapped, now);
       }
     }
@@ -174,7 +259,7 @@ function bodyText(record: LogRecord): string | undefined {
   return typeof body === "string" ? body : JSON.stringify(body);
 }
 
-function mapLog(record: LogRecord, source: RecordSource, mapped: MappedExport, now: number): void {
+function mapLog(record: LogRecord, source: RecordSource, mapped: Mapping, now: number): void {
   const time = nanosToMs(record.timeUnixNano) || nanosToMs(record.observedTimeUnixNano) || now;
   const ts = Math.round(time);
   const attrs = attributes(record.attributes);
@@ -213,7 +298,7 @@ function mapLog(record: LogRecord, source: RecordSource, mapped: MappedExport, n
   else if (agent === "codex") mapCodexEvent(event);
 }
 
-function mapMetrics(request: MetricsRequest, mapped: MappedExport): void {
+function mapMetrics(request: MetricsRequest, mapped: Mapping): void {
   for (const rm of request.resourceMetrics ?? []) {
     for (const sm of rm.scopeMetrics ?? []) {
       const source = sourceOf(rm.resource, sm.scope);
@@ -278,7 +363,7 @@ interface MetricCommon {
 function pointContext(
   attrsList: NumberDataPoint["attributes"],
   source: RecordSource,
-  mapped: MappedExport,
+  mapped: Mapping,
   name: string,
   ts: number,
 ) {
@@ -299,10 +384,10 @@ function pointContext(
 function numberPoint(
   point: NumberDataPoint,
   source: RecordSource,
-  mapped: MappedExport,
+  mapped: Mapping,
   common: MetricCommon,
 ): void {
-  mapped.items++;
+  nextItem(mapped);
   const value = point.value === "asDouble"
     ? point.asDouble
     : point.value === "asInt"
@@ -326,10 +411,10 @@ function numberPoint(
 function distributionPoint(
   point: DistributionDataPoint,
   source: RecordSource,
-  mapped: MappedExport,
+  mapped: Mapping,
   common: MetricCommon,
 ): void {
-  mapped.items++;
+  nextItem(mapped);
   const ts = Math.round(nanosToMs(point.timeUnixNano));
   const start = Math.round(nanosToMs(point.startTimeUnixNano));
   const finite = (n: number | null | undefined) =>
