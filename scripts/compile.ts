@@ -17,6 +17,7 @@ const root = new URL("..", import.meta.url).pathname;
  * against the workers `src/` starts.
  */
 export const WORKER_MODULES: readonly string[] = [
+  "src/agent/otlp/otlp_intake_worker.ts",
   "src/docs/doc_index_worker.ts",
   "src/store/checkpoint_worker.ts",
   "src/store/message_index_worker.ts",

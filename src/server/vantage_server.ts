@@ -47,6 +47,7 @@ import {
 } from "../store/store_health.ts";
 import { checkStructureAtStart } from "../docs/store_structure.ts";
 import { createHandler, type Handler } from "../http/handler.ts";
+import type { OtlpIntakePool } from "../agent/otlp/otlp_intake_pool.ts";
 import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
 
 /**
@@ -308,6 +309,25 @@ async function startHolding(
     buildsAfter: (id, limit) => buildRunsAfter(db, id, limit),
   }, events);
 
+  // Exports are decoded, mapped and stored on workers (started with the first export: a server
+  // no agent exports to never loads protobufjs), so the main thread stays free for hooks; where
+  // workers cannot start, on this thread.
+  let otlpPool: Promise<OtlpIntakePool | undefined> | undefined;
+  const otlpWorkers = (): Promise<OtlpIntakePool | undefined> =>
+    otlpPool ??= import("../agent/otlp/otlp_intake_pool.ts").then(({ OtlpIntakePool }) => {
+      try {
+        return new OtlpIntakePool({
+          database: paths.database,
+          home: paths.home,
+          prices,
+          checkpoints: checkpointer === undefined,
+        });
+      } catch (error) {
+        log.warn("OTLP exports are taken on the main thread", { error: String(error) });
+        return undefined;
+      }
+    });
+
   const handler = createHandler({
     guard: { bindHost: options.host, port: options.port, token: options.token },
     takeHook,
@@ -328,7 +348,13 @@ async function startHolding(
     log,
     otlp: {
       take: async (signal, body, encoding) => {
-        // Loaded with the first export: a server no agent exports to never loads protobufjs.
+        const pool = await otlpWorkers();
+        if (pool !== undefined) {
+          // The worker records store damage it meets itself.
+          const result = await pool.take(signal, body, encoding);
+          telemetryExports++;
+          return result;
+        }
         const { takeOtlpExport } = await import("../agent/otlp/otlp_intake.ts");
         try {
           const result = takeOtlpExport(db, signal, body, encoding, { prices });
@@ -394,6 +420,7 @@ async function startHolding(
       events.close();
       abort.abort();
       await server.finished.catch(() => {});
+      await (await otlpPool)?.stop();
       await tailer.stop();
       await replay(); // Anything spooled while we were stopping still lands.
       if (indexer !== undefined) {
