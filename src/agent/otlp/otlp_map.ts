@@ -167,7 +167,12 @@ function mapTraces(request: TracesRequest, mapped: Mapping): void {
   for (const rs of request.resourceSpans ?? []) {
     for (const ss of rs.scopeSpans ?? []) {
       const source = sourceOf(rs.resource, ss.scope);
-      for (const span of ss.spans ?? []) {
+      const spans: Array<Span | undefined> = ss.spans ?? [];
+      for (let i = 0; i < spans.length; i++) {
+        const span = spans[i]!;
+        // A decoded span is let go once read, so the garbage collector need not keep (and
+        // copy) a whole export's decoded messages while it is read.
+        spans[i] = undefined;
         nextItem(mapped);
         mapSpan(span, source, mapped);
       }
@@ -200,23 +205,21 @@ function mapSpan(span: Span, source: RecordSource, mapped: Mapping): void {
   const sessionId = agent === undefined ? undefined : sessionOf(attrs, source, agent, traceId);
   const statusCode = span.status?.code ?? 0;
   const statusMessage = span.status?.message || undefined;
-  const stored = {
+  const service = source.service;
+  mapped.batch.spans.push({
     trace_id: traceId,
     span_id: spanId,
+    parent_span_id: parent,
     name,
     kind: span.kind ?? 0,
+    service,
+    agent,
+    session_id: sessionId,
     start_ts: Math.round(startMs),
     duration_ms: durationMs,
     status_code: statusCode,
+    status_message: statusMessage !== undefined ? storedText(statusMessage, 500) : undefined,
     attributes: storedAttributes(attrs),
-  };
-  mapped.batch.spans.push({
-    ...stored,
-    ...(parent !== undefined ? { parent_span_id: parent } : {}),
-    ...(source.service !== undefined ? { service: source.service } : {}),
-    ...(agent !== undefined ? { agent } : {}),
-    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
-    ...(statusMessage !== undefined ? { status_message: storedText(statusMessage, 500) } : {}),
   });
   if (agent === undefined || sessionId === undefined) return;
   const ts = Math.round(startMs + durationMs);
@@ -235,7 +238,7 @@ function mapSpan(span: Span, source: RecordSource, mapped: Mapping): void {
     startMs,
     durationMs,
     statusCode,
-    ...(statusMessage !== undefined ? { statusMessage } : {}),
+    statusMessage,
   };
   if (agent === "claude_code" && mapClaudeCodeSpan(record)) return;
   mapGenAiSpan(record);
@@ -245,7 +248,10 @@ function mapLogs(request: LogsRequest, mapped: Mapping, now: number): void {
   for (const rl of request.resourceLogs ?? []) {
     for (const sl of rl.scopeLogs ?? []) {
       const source = sourceOf(rl.resource, sl.scope);
-      for (const record of sl.logRecords ?? []) {
+      const records: Array<LogRecord | undefined> = sl.logRecords ?? [];
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        records[i] = undefined; // Let go once read, as spans are.
         nextItem(mapped);
         mapLog(record, source, mapped, now);
       }
