@@ -62,7 +62,7 @@ export interface MappedExport {
  * Items in one part of a mapped export: storing one takes a few milliseconds, the longest
  * another writer (a hook) waits behind an export that is being stored.
  */
-export const PART_ITEMS = 200;
+export const PART_ITEMS = 100;
 
 /** A mapped export while it is being read: the part its next records go into. */
 interface Mapping extends MappedExport {
