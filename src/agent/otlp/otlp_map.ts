@@ -14,6 +14,7 @@ import {
   emptyTelemetryBatch,
   type ModelCallInput,
   type TelemetryBatch,
+  type ToolCallInput,
 } from "../../store/telemetry_records.ts";
 import { mapClaudeCodeEvent, mapClaudeCodeSpan } from "./otlp_claude_code.ts";
 import { mapCodexEvent } from "./otlp_codex.ts";
@@ -99,35 +100,59 @@ export function mapExport(
   else mapMetrics(request as MetricsRequest, mapping);
   const { parts, items, rejected, reasons } = mapping;
   for (let i = 1; i < parts.length; i++) parts[i].sessions = new Map();
-  if (parts.length > 1) groupModelCalls(parts, mapping.partItems);
+  if (parts.length > 1) groupCalls(parts, mapping.partItems);
   return { parts, items, rejected, reasons };
 }
 
 /**
- * Moves each session's model calls into one part (a session with more calls than a part
- * holds, into consecutive parts), sessions in the order they came: a session's totals move by
- * what its calls add up to in one transaction, as when the export is stored whole (the cost
- * summed in the same order, the context of the latest call).
+ * Regroups the calls of a multi-part export. Every record of one call (one call key) goes into
+ * one part, in order, so each merges into what the record before it left, as in one
+ * transaction (a call's usage row, counted across two transactions, would keep its largest
+ * figures rather than its last). A session's calls go into one part too when they fit
+ * (sessions in the order they came, a session larger than a part split between calls), so its
+ * totals move by what its calls add up to in one transaction: the cost summed in the same
+ * order, the context of its latest call. A call belongs to the session of its first record;
+ * sessions' tool counts then move once per part, not once per part for every session.
  */
-function groupModelCalls(parts: TelemetryBatch[], partItems: number): void {
-  const bySession = new Map<string, ModelCallInput[]>();
+function groupCalls(parts: TelemetryBatch[], partItems: number): void {
+  regroup(parts, partItems, "modelCalls");
+  regroup(parts, partItems, "toolCalls");
+}
+
+function regroup(
+  parts: TelemetryBatch[],
+  partItems: number,
+  kind: "modelCalls" | "toolCalls",
+): void {
+  type Call = ModelCallInput | ToolCallInput;
+  const byKey = new Map<string, Call[]>();
+  const bySession = new Map<string, Call[][]>();
   for (const part of parts) {
-    for (const call of part.modelCalls) {
-      const calls = bySession.get(call.session_id);
-      if (calls === undefined) bySession.set(call.session_id, [call]);
-      else calls.push(call);
+    for (const call of part[kind]) {
+      const calls = byKey.get(call.call_key);
+      if (calls !== undefined) {
+        calls.push(call);
+        continue;
+      }
+      const created = [call];
+      byKey.set(call.call_key, created);
+      const session = bySession.get(call.session_id);
+      if (session === undefined) bySession.set(call.session_id, [created]);
+      else session.push(created);
     }
-    part.modelCalls = [];
+    part[kind] = [];
   }
   let index = 0;
-  for (const calls of bySession.values()) {
-    for (let start = 0; start < calls.length; start += partItems) {
-      const group = calls.slice(start, start + partItems);
-      const held = parts[index].modelCalls.length;
-      if (held > 0 && held + group.length > partItems) index++;
-      if (index === parts.length) parts.push({ ...emptyTelemetryBatch(), sessions: new Map() });
-      parts[index].modelCalls.push(...group);
-    }
+  const place = (calls: Call[]) => {
+    const held = parts[index][kind].length;
+    if (held > 0 && held + calls.length > partItems) index++;
+    if (index === parts.length) parts.push({ ...emptyTelemetryBatch(), sessions: new Map() });
+    (parts[index][kind] as Call[]).push(...calls);
+  };
+  for (const session of bySession.values()) {
+    const size = session.reduce((sum, calls) => sum + calls.length, 0);
+    if (size <= partItems) place(session.flat());
+    else for (const calls of session) place(calls);
   }
 }
 
