@@ -6,6 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "./database.ts";
+import { telemetryStatement } from "./telemetry_statements.ts";
 
 /**
  * The earlier of two start times, where 0 means "not known yet" (a transcript whose first
@@ -77,7 +78,11 @@ export function deltaFor(
 
 /** Applies the deltas of a batch (and their roll-up into sub-agents' parents). */
 export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void {
-  const upsert = db.prepare(`
+  if (deltas.size === 0) return;
+  // Prepared once per connection: a batch of a few calls would pay more to prepare than to run.
+  const upsert = telemetryStatement(
+    db,
+    `
     INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, message_count,
       tool_calls, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
       reasoning_tokens, cost_usd, unpriced_calls, context_tokens, context_window)
@@ -99,8 +104,10 @@ export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>)
       unpriced_calls = sessions.unpriced_calls + excluded.unpriced_calls,
       context_tokens = coalesce(excluded.context_tokens, sessions.context_tokens),
       context_window = coalesce(excluded.context_window, sessions.context_window)
-  `);
-  const parentOf = db.prepare(
+  `,
+  );
+  const parentOf = telemetryStatement(
+    db,
     "SELECT parent_session_id AS parent FROM sessions WHERE session_id = ? AND is_subagent = 1",
   );
   // A sub-agent's counts also go to its parent, whose totals include its sub-agents (as

@@ -134,26 +134,26 @@ function sqlValue(value: unknown): SqlValue {
   return typeof value === "boolean" ? (value ? 1 : 0) : value as string | number;
 }
 
-/** Keys looked up in one statement. */
-const KEYS_PER_LOOKUP = 256;
-
-/** The stored rows of `keys` (each once) in `table`. */
+/** The stored rows of `keys` (each once) in `table`, read with one statement. */
 function storedRows(
   db: DatabaseSync,
   table: CallTable,
   keys: readonly string[],
 ): Map<string, CallRow> {
   const found = new Map<string, CallRow>();
-  for (let start = 0; start < keys.length; start += KEYS_PER_LOOKUP) {
-    const chunk = keys.slice(start, start + KEYS_PER_LOOKUP);
-    const lookup = telemetryStatement(
-      db,
-      `SELECT ${table.columns.join(", ")} FROM ${table.name}
-       WHERE call_key IN (${chunk.map(() => "?").join(", ")})`,
-    );
-    for (const stored of lookup.all(...chunk) as unknown as Array<Record<string, SqlValue>>) {
-      found.set(stored.call_key as string, table.columns.map((column) => stored[column]));
-    }
+  if (keys.length === 0) return found;
+  // The keys as one JSON list: one prepared statement whatever their number.
+  const lookup = telemetryStatement(
+    db,
+    `SELECT ${table.columns.join(", ")} FROM ${table.name}
+     WHERE call_key IN (SELECT value FROM json_each(?))`,
+  );
+  for (
+    const stored of lookup.all(JSON.stringify(keys)) as unknown as Array<
+      Record<string, SqlValue>
+    >
+  ) {
+    found.set(stored.call_key as string, table.columns.map((column) => stored[column]));
   }
   return found;
 }

@@ -124,26 +124,21 @@ function merge(old: StoredUsage, u: UsageInput): UsageInput | undefined {
   return grew ? next : undefined;
 }
 
-/** Keys looked up in one statement (each one a bound parameter). */
-const KEYS_PER_LOOKUP = 256;
-
 const USAGE_COLUMNS = `session_id, agent, ts, model, input_tokens, output_tokens,
   cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
   web_search_requests, service_tier, speed, inference_geo, context_window, reported_cost_usd,
   calls, cost_usd, priced`;
 
-/** The stored rows of `keys` (each key once), looked up a few hundred at a time. */
+/** The stored rows of `keys` (each key once), read with one statement. */
 function storedUsage(db: DatabaseSync, keys: readonly string[]): Map<string, StoredUsage> {
   const found = new Map<string, StoredUsage>();
-  for (let start = 0; start < keys.length; start += KEYS_PER_LOOKUP) {
-    const chunk = keys.slice(start, start + KEYS_PER_LOOKUP);
-    const rows = telemetryStatement(
-      db,
-      `SELECT usage_key, ${USAGE_COLUMNS} FROM usage
-       WHERE usage_key IN (${chunk.map(() => "?").join(", ")})`,
-    ).all(...chunk) as unknown as Array<StoredUsage & { usage_key: string }>;
-    for (const row of rows) found.set(row.usage_key, row);
-  }
+  // The keys as one JSON list: one prepared statement whatever their number.
+  const rows = telemetryStatement(
+    db,
+    `SELECT usage_key, ${USAGE_COLUMNS} FROM usage
+     WHERE usage_key IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(keys)) as unknown as Array<StoredUsage & { usage_key: string }>;
+  for (const row of rows) found.set(row.usage_key, row);
   return found;
 }
 
