@@ -66,10 +66,7 @@ export class OtlpIntakePool {
    */
   constructor(options: OtlpIntakePoolOptions) {
     this.#options = options;
-    const count = Math.max(
-      1,
-      options.workers ?? Number(Deno.env.get("VANTAGE_OTLP_WORKERS_TMP") ?? 2),
-    );
+    const count = Math.max(1, options.workers ?? 2);
     try {
       for (let i = 0; i < count; i++) this.#slots.push(this.#start());
     } catch (error) {
