@@ -110,6 +110,11 @@ export class OtlpIntakePool {
     if (this.#stopped) {
       return Promise.reject(new VantageError("unavailable", "the OTLP intake is stopping"));
     }
+    if (this.#slots.length === 0) {
+      return Promise.reject(
+        new VantageError("unavailable", "no OTLP intake worker could be started again"),
+      );
+    }
     // Moved to the worker: a body that shares its buffer with anything else is copied first.
     const own = body.buffer instanceof ArrayBuffer && body.byteOffset === 0 &&
         body.byteLength === body.buffer.byteLength
