@@ -1,35 +1,57 @@
 /**
- * The daemon's OpenTelemetry intake: one OTLP export decoded, mapped and
+ * The daemon's OpenTelemetry intake: OTLP exports decoded, mapped and
  * stored, counted for the health facts, and damage met on the write
- * recorded for the data home. The decoder (protobufjs and the OTLP schema)
- * loads with the first export, so a daemon no agent exports to never pays
- * for it.
+ * recorded for the data home.
+ *
+ * Exports are taken on workers with store connections of their own
+ * (telemetry_intake_pool.ts), so the main thread stays free for hooks and a
+ * hook waits for one part of an export, not the whole of it. The workers,
+ * and the decoder (protobufjs and the OTLP schema) with them, start with
+ * the first export, so a daemon no agent exports to never pays for them.
+ * Where workers cannot start, exports are taken on the main thread.
  *
  * @module
  */
+import { VantageError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
 import type { ModelPrice } from "../agent/usage/pricing.ts";
 import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
 import type { OtlpIntakeResult } from "../agent/otlp/otlp_intake.ts";
 import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
+import type { OtlpIntakePool } from "./telemetry_intake_pool.ts";
 
 /** The telemetry intake of one daemon. */
 export interface TelemetryIntake {
-  /** Stores one export; throws `OtlpBadData` (storing nothing) for a body that is none. */
+  /**
+   * Stores one export; throws `OtlpBadData` (storing nothing) for a body that is none, and a
+   * `VantageError` of kind `unavailable` when the intake is stopping or has no worker left.
+   */
   take(signal: OtlpSignal, body: Uint8Array, encoding: OtlpEncoding): Promise<OtlpIntakeResult>;
   /** Exports stored since the daemon started. */
   readonly exports: number;
+  /** Stops the workers (exports being stored finish first). */
+  stop(): Promise<void>;
 }
 
 /** What {@linkcode createTelemetryIntake} needs. */
 export interface TelemetryIntakeOptions {
-  /** The store. */
+  /** The store (exports are taken on it where workers cannot start). */
   db: DatabaseSync;
   /** The data home, where damage met on a write is recorded. */
   home: string;
   /** The user's price overrides, for calls counted from telemetry. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /**
+   * The store's file, which the workers open. Without it, every export is taken on the
+   * calling thread, on `db`.
+   */
+  database?: string;
+  /** Whether the workers' connections run checkpoints themselves (false beside a checkpointer). */
+  checkpoints?: boolean;
+  /** Where a failure to start the workers is logged. */
+  log?: Logger;
 }
 
 /**
@@ -37,14 +59,42 @@ export interface TelemetryIntakeOptions {
  *
  * @example
  * ```ts ignore
- * const telemetry = createTelemetryIntake({ db, home: paths.home });
+ * const telemetry = createTelemetryIntake({ db, home: paths.home, database: paths.database });
  * await telemetry.take("logs", body, "protobuf");
+ * await telemetry.stop();
  * ```
  */
 export function createTelemetryIntake(options: TelemetryIntakeOptions): TelemetryIntake {
+  const { database } = options;
   let exports = 0;
+  let stopped = false;
+  let pool: Promise<OtlpIntakePool | undefined> | undefined;
+  const workers = (): Promise<OtlpIntakePool | undefined> => {
+    if (database === undefined) return Promise.resolve(undefined);
+    return pool ??= import("./telemetry_intake_pool.ts").then(({ OtlpIntakePool }) => {
+      try {
+        return new OtlpIntakePool({
+          database,
+          home: options.home,
+          prices: options.prices,
+          checkpoints: options.checkpoints ?? true,
+        });
+      } catch (error) {
+        options.log?.warn("OTLP exports are taken on the main thread", { error: String(error) });
+        return undefined;
+      }
+    });
+  };
   return {
     async take(signal, body, encoding) {
+      if (stopped) throw new VantageError("unavailable", "the OTLP intake stopped");
+      const running = await workers();
+      if (running !== undefined) {
+        // A worker records the store damage it meets itself.
+        const result = await running.take(signal, body, encoding);
+        exports++;
+        return result;
+      }
       const { takeOtlpExport } = await import("../agent/otlp/otlp_intake.ts");
       try {
         const result = takeOtlpExport(options.db, signal, body, encoding, {
@@ -59,6 +109,10 @@ export function createTelemetryIntake(options: TelemetryIntakeOptions): Telemetr
     },
     get exports() {
       return exports;
+    },
+    async stop() {
+      stopped = true;
+      await (await pool)?.stop();
     },
   };
 }

@@ -154,7 +154,14 @@ async function startHolding(
     log,
   });
   pipeline.attachTranscripts(tailing);
-  const telemetry = createTelemetryIntake({ db, home: paths.home, prices });
+  const telemetry = createTelemetryIntake({
+    db,
+    home: paths.home,
+    prices,
+    database: paths.database,
+    checkpoints: checkpointer === undefined,
+    log,
+  });
 
   const handler = options.handler({
     hooks: pipeline,
@@ -183,6 +190,7 @@ async function startHolding(
       // Open event streams never end by themselves: close them so the listener can drain.
       events.close();
       await listener.close();
+      await telemetry.stop();
       await tailing.stop();
       await spool.replay(); // Anything spooled while we were stopping still lands.
       await indexing.stop();

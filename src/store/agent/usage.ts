@@ -78,7 +78,10 @@ const STORED_USAGE_SHAPE: RowShape<UsageRow> = {
   priced: "number",
 };
 
-const STORED_USAGE = new RowReader<UsageRow>("usage", STORED_USAGE_SHAPE);
+const USAGE_BY_KEY = new RowReader<UsageRow & { usage_key: string }>("usage", {
+  usage_key: "text",
+  ...STORED_USAGE_SHAPE,
+});
 
 const KEYED_USAGE = new RowReader<UsageRow & { rowid: number; usage_key: string }>("usage", {
   rowid: "number",
@@ -177,7 +180,9 @@ function merge(old: UsageRow, u: CountedUsage): CountedUsage | undefined {
   return grew ? next : undefined;
 }
 
-const FIND_USAGE = `SELECT ${STORED_USAGE.columns} FROM usage WHERE usage_key = ?`;
+/** The stored rows of usage keys (each key once), read with one statement whatever their number. */
+const FIND_USAGE = `SELECT ${USAGE_BY_KEY.columns} FROM usage
+  WHERE usage_key IN (SELECT value FROM json_each(?))`;
 
 const INSERT_USAGE = `
       INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
@@ -196,12 +201,26 @@ const UPDATE_USAGE = `
       WHERE usage_key = ?
     `;
 
+/** The stored rows of `keys`, by key. */
+function storedUsage(db: DatabaseSync, keys: readonly string[]): Map<string, UsageRow> {
+  const found = new Map<string, UsageRow>();
+  // The keys as one JSON list: one prepared statement, however many there are.
+  for (const row of USAGE_BY_KEY.all(prepared(db, FIND_USAGE).all(JSON.stringify(keys)))) {
+    found.set(row.usage_key, row);
+  }
+  return found;
+}
+
 /**
  * Stores usage records and moves their sessions' totals. A new key is inserted; a key stored
  * already is merged (see {@linkcode merge}) and repriced, and its session moves by the
  * difference, so a call reported again with grown figures ends at its final figures and is
  * never counted twice. `priceOf` prices a record; an unpriced call costs nothing and is
  * counted as unpriced. Answers how many keys were new.
+ *
+ * The stored rows of the records' keys are read up front and the records merged in memory,
+ * each into what the records before it left; each key is then written once, which stores
+ * exactly what writing record by record would.
  */
 export function insertUsage(
   db: DatabaseSync,
@@ -210,37 +229,19 @@ export function insertUsage(
 ): number {
   return writing(db, () => {
     if (records.length === 0) return 0;
-    const find = prepared(db, FIND_USAGE);
-    const insert = prepared(db, INSERT_USAGE);
-    const update = prepared(db, UPDATE_USAGE);
+    const before = storedUsage(db, [...new Set(records.map((u) => u.usage_key))]);
+    // Each key's row as the records so far left it, and the keys whose row changed.
+    const current = new Map<string, UsageRow>(before);
+    const changed = new Set<string>();
     const deltas = new Map<string, SessionDelta>();
     let added = 0;
     for (const u of records) {
-      const old = STORED_USAGE.optional(find.get(u.usage_key));
+      const old = current.get(u.usage_key);
       const next = old === undefined ? u : merge(old, u);
       if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
       const row = stored(next, priceOf(next));
-      const values = [
-        row.model,
-        row.input_tokens,
-        row.output_tokens,
-        row.cache_read_tokens,
-        row.cache_write_tokens,
-        row.cache_write_1h_tokens,
-        row.reasoning_tokens,
-        row.web_search_requests,
-        row.service_tier,
-        row.speed,
-        row.inference_geo,
-        row.context_window,
-        row.reported_cost_usd,
-        row.calls,
-        row.cost_usd,
-        row.priced,
-        u.usage_key,
-      ];
-      if (old === undefined) insert.run(row.session_id, row.agent, row.ts, ...values);
-      else update.run(...values);
+      current.set(u.usage_key, row);
+      changed.add(u.usage_key);
       if (old === undefined) added++;
       const delta = deltaFor(deltas, row.session_id, row.agent, row.ts);
       delta.input += row.input_tokens - (old?.input_tokens ?? 0);
@@ -258,6 +259,32 @@ export function insertUsage(
         delta.context = row.input_tokens + row.cache_read_tokens + row.cache_write_tokens;
         delta.contextAt = row.ts;
       }
+    }
+    const insert = prepared(db, INSERT_USAGE);
+    const update = prepared(db, UPDATE_USAGE);
+    for (const key of changed) {
+      const row = current.get(key)!;
+      const values = [
+        row.model,
+        row.input_tokens,
+        row.output_tokens,
+        row.cache_read_tokens,
+        row.cache_write_tokens,
+        row.cache_write_1h_tokens,
+        row.reasoning_tokens,
+        row.web_search_requests,
+        row.service_tier,
+        row.speed,
+        row.inference_geo,
+        row.context_window,
+        row.reported_cost_usd,
+        row.calls,
+        row.cost_usd,
+        row.priced,
+        key,
+      ];
+      if (before.has(key)) update.run(...values);
+      else insert.run(row.session_id, row.agent, row.ts, ...values);
     }
     applyDeltas(db, deltas);
     return added;
