@@ -18,6 +18,7 @@ const root = new URL("..", import.meta.url).pathname;
  */
 export const WORKER_MODULES: readonly string[] = [
   "src/docs/doc_index_worker.ts",
+  "src/server/telemetry_intake_worker.ts",
   "src/store/checkpoint_worker.ts",
   "src/store/agent/message_index_worker.ts",
   "src/store/query/query_watchdog_worker.ts",

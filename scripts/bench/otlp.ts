@@ -3,7 +3,9 @@
  * real `vantage serve` takes over loopback as binary protobuf exports
  * (decoded, mapped into sessions, model calls and tool calls, stored), and
  * its resident memory, beside a reference server that only reads and
- * decodes the same requests (`reference_otlp_server.ts`), in the same run.
+ * decodes the same requests (`reference_otlp_server.ts`), in the same run;
+ * and the round trip of a hook posted to that `serve` while it takes the
+ * traces, beside hooks with nothing else running.
  *
  * Traces: GenAI chat and tool spans (each a model call or tool call for
  * Vantage, counted into its session). Logs: Claude Code-shaped events
@@ -13,16 +15,21 @@
 import { join } from "node:path";
 import { signalTypes } from "../../src/agent/otlp/otlp_schema.ts";
 import { denoDir, startServe } from "./serve_process.ts";
-import { printTable } from "./stats.ts";
+import { median, percentile, printTable } from "./stats.ts";
+import { postHooks } from "./writers.ts";
 
 /** Items per export (what exporters batch: the SDKs default to 512 spans per batch). */
 const BATCH = 1000;
 /** Exports prepared per signal. */
 const REQUESTS = 60;
+/** More trace exports, sent while hooks are timed. */
+const HOOK_REQUESTS = 40;
 /** Most seconds spent on one signal against one target. */
 const SECONDS = 30;
-/** Exports in flight at once. */
-const CONCURRENCY = 2;
+/** Exports in flight at once: several exporters sending at the same time. */
+const CONCURRENCY = 4;
+/** Pause between two hooks of the hook latency loop, ms. */
+const HOOK_PAUSE_MS = 20;
 
 function attr(key: string, value: string | number) {
   return {
@@ -213,6 +220,7 @@ async function startReference(): Promise<{ child: Deno.ChildProcess; port: numbe
 export async function benchOtlp(): Promise<void> {
   console.log(`preparing ${REQUESTS} trace and ${REQUESTS} log exports of ${BATCH} items…`);
   const traces = Array.from({ length: REQUESTS }, (_, i) => traceExport(i));
+  const moreTraces = Array.from({ length: HOOK_REQUESTS }, (_, i) => traceExport(REQUESTS + i));
   const logs = Array.from({ length: REQUESTS }, (_, i) => logsExport(i));
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   console.log(
@@ -229,12 +237,34 @@ export async function benchOtlp(): Promise<void> {
     "RSS after (MB)",
     "peak RSS (MB)",
   ]];
+  const hookRows: string[][] = [["", "hooks", "p50", "p99", "max"]];
+  const hookRow = (label: string, latencies: number[]) => [
+    label,
+    String(latencies.length),
+    `${median(latencies).toFixed(1)} ms`,
+    `${percentile(latencies, 99).toFixed(1)} ms`,
+    `${Math.max(...latencies).toFixed(1)} ms`,
+  ];
   const measure = async (
     name: string,
     start: () => Promise<{ child: Deno.ChildProcess; port: number }>,
+    hooks: boolean,
   ) => {
     const { child, port } = await start();
+    const url = `http://127.0.0.1:${port}`;
     try {
+      if (hooks) {
+        // Warm up, then the reference: hooks with nothing else running.
+        let warm = 0;
+        await postHooks(url, () => warm++ >= 20, 5);
+        const idleUntil = performance.now() + 3000;
+        hookRows.push(
+          hookRow(
+            "nothing else running",
+            await postHooks(url, () => performance.now() > idleUntil, HOOK_PAUSE_MS),
+          ),
+        );
+      }
       // One small export first, so start-up work (schema, store) is not timed.
       await send(port, "/v1/traces", [traces[0]]);
       const c0 = cpuMs(child.pid);
@@ -242,6 +272,20 @@ export async function benchOtlp(): Promise<void> {
       const c1 = cpuMs(child.pid);
       const l = await send(port, "/v1/logs", logs);
       const c2 = cpuMs(child.pid);
+      if (hooks) {
+        // Hooks while more traces come in: each one waits for the part of an export being
+        // stored, and for a core.
+        let sending = true;
+        const during = postHooks(url, () => !sending, HOOK_PAUSE_MS);
+        const more = await send(port, "/v1/traces", moreTraces);
+        sending = false;
+        hookRows.push(
+          hookRow(
+            `during the trace intake (${(more.items / more.seconds).toFixed(0)} spans/s meanwhile)`,
+            await during,
+          ),
+        );
+      }
       const per = (a: number | undefined, b: number | undefined, items: number) =>
         a === undefined || b === undefined || items === 0
           ? "n/a"
@@ -263,12 +307,13 @@ export async function benchOtlp(): Promise<void> {
     }
   };
 
-  await measure("reference: read + decode only", startReference);
+  await measure("reference: read + decode only", startReference, false);
   const home = await Deno.makeTempDir({ prefix: "vantage-bench-otlp-" });
   try {
     await measure(
       "vantage serve: decode + map + store",
       () => startServe(home, join(home, ".vantage")),
+      true,
     );
   } finally {
     await Deno.remove(home, { recursive: true }).catch(() => {});
@@ -277,6 +322,8 @@ export async function benchOtlp(): Promise<void> {
   console.log(
     `(${CONCURRENCY} exports in flight, ${BATCH} items each, protobuf, loopback; target: > 20,000 spans/s)`,
   );
+  console.log(`\nHook round trip (POST /api/hooks on that serve, one every ${HOOK_PAUSE_MS} ms)`);
+  printTable(hookRows);
 }
 
 if (import.meta.main) await benchOtlp();

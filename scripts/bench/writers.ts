@@ -129,7 +129,11 @@ async function writeTree(folder: string, megabytes: number): Promise<number> {
 }
 
 /** Posts hooks one after another until `until()` says stop; returns each round trip, ms. */
-async function postHooks(url: string, until: () => boolean, pauseMs: number): Promise<number[]> {
+export async function postHooks(
+  url: string,
+  until: () => boolean,
+  pauseMs: number,
+): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; !until(); i++) {
     const body = JSON.stringify({

@@ -8,8 +8,9 @@
  *   `partial_success` set only when items were rejected;
  * - 400 when the body is not an export request (nothing of it is stored),
  *   413 past the size limit (before and after decompression), 415 for an
- *   encoding or content type OTLP does not define, 405 for another method;
- *   every error body a `google.rpc.Status`.
+ *   encoding or content type OTLP does not define, 405 for another method,
+ *   503 while the intake cannot take exports (stopping, or no worker left),
+ *   which exporters retry; every error body a `google.rpc.Status`.
  *
  * The Host/Origin/token rules are those of `/api/*` (the route table's
  * middleware, the router protected like `/api`): off loopback a bearer token
@@ -18,6 +19,7 @@
  * @module
  */
 import { concatBytes } from "../core/bytes.ts";
+import { VantageError } from "../core/errors.ts";
 import { excerpt } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { OtlpBadData, type OtlpEncoding, type OtlpSignal } from "../agent/mod.ts";
@@ -113,6 +115,10 @@ export function otlpRouter(otlp: OtlpDependencies | undefined, log?: Logger): Su
       }
       if (error instanceof OtlpBadData) {
         return answer(encoding, 400, statusBody(encoding, 3, error.message));
+      }
+      if (error instanceof VantageError && error.kind === "unavailable") {
+        // The intake is stopping or has no worker left: 503, which exporters retry later.
+        return answer(encoding, 503, statusBody(encoding, 14, error.message));
       }
       log?.error("OTLP export failed", {
         path: excerpt(new URL(request.url).pathname, 200),

@@ -160,6 +160,9 @@ async function startHolding(
     db,
     home: paths.home,
     prices,
+    database: paths.database,
+    checkpoints: checkpointer === undefined,
+    log,
     checks: { perception: sensors.perception, events, log },
   });
 
@@ -186,11 +189,11 @@ async function startHolding(
     stopping ??= (async () => {
       await structure.stop();
       spool.stop();
-      telemetry.stop();
       sensors.stop();
       // Open event streams never end by themselves: close them so the listener can drain.
       events.close();
       await listener.close();
+      await telemetry.stop();
       await tailing.stop();
       await spool.replay(); // Anything spooled while we were stopping still lands.
       await indexing.stop();

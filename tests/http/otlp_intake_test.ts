@@ -2,11 +2,13 @@
  * OTLP/HTTP on the pure handler, over a real store: the official OTLP
  * examples as JSON and as protobuf, gzip, malformed and truncated bodies
  * (400, nothing stored), partial success, size limits, content types and
- * methods, and the Host/Origin/token rules of /api/* off loopback. Every
+ * methods, an intake that cannot take exports now (503), and the
+ * Host/Origin/token rules of /api/* off loopback. Every
  * error body is a google.rpc.Status in the request's encoding.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { VantageError } from "../../src/core/errors.ts";
 import { takeOtlpExport } from "../../src/agent/otlp/otlp_intake.ts";
 import { type OtlpSignal, signalTypes, statusType } from "../../src/agent/otlp/otlp_schema.ts";
 import { decodeExport } from "../../src/agent/otlp/otlp_decode.ts";
@@ -354,6 +356,30 @@ Deno.test("OTLP: content types, encodings and methods OTLP does not define are r
     assert.equal(Object.values(s.rows()).reduce((a, b) => a + b, 0), 0);
   } finally {
     await s.close();
+  }
+});
+
+Deno.test("OTLP: an intake that cannot take exports now answers 503 UNAVAILABLE, which exporters retry", async () => {
+  const refusing = createHandler({
+    guard: LOOPBACK,
+    hooks: { take: () => ({ stored: false, duplicate: false, reason: "" }) },
+    dashboard: false,
+    otlp: {
+      take: () => {
+        throw new VantageError("unavailable", "no OTLP intake worker could be started again");
+      },
+    },
+  });
+  const requests: Array<[BodyInit, Record<string, string>]> = [
+    [example("trace.json"), JSON_TYPE],
+    [new Uint8Array(), PROTOBUF],
+  ];
+  for (const [body, type] of requests) {
+    const response = await refusing(post("/v1/traces", body, type));
+    assert.equal(response.status, 503);
+    const status = await statusOf(response);
+    assert.equal(status.code, 14);
+    assert.match(status.message ?? "", /no OTLP intake worker/);
   }
 });
 

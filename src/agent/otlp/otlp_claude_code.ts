@@ -19,11 +19,7 @@
  *
  * @module
  */
-import type {
-  ApiErrorInput,
-  ModelCallInput,
-  ToolCallInput,
-} from "../../model/telemetry_records.ts";
+import type { ModelCallInput, ToolCallInput } from "../../model/telemetry_records.ts";
 import { storedText } from "./otlp_context.ts";
 import type { EventRecord, SpanRecord } from "./otlp_records.ts";
 import { attrBoolean, attrCount, attrNumber, attrString } from "./otlp_values.ts";
@@ -53,19 +49,19 @@ function toolCallKey(sessionId: string, toolUseId: string): string {
 
 /** Reads a Claude Code log event. */
 export function mapClaudeCodeEvent(record: EventRecord): void {
-  const { attrs, batch } = record;
-  const base = { agent: "claude_code", session_id: record.sessionId, ts: record.ts };
+  const { attrs, batch, origin } = record;
   const promptId = attrString(attrs, "prompt.id");
+  // Each record is one literal (absent values undefined): built at once, the same shape each time.
   switch (record.name) {
     case "api_request": {
       const requestId = attrString(attrs, "request_id");
-      const call: ModelCallInput = {
-        ...base,
-        ...record.origin,
+      const querySource = attrString(attrs, "query_source");
+      batch.modelCalls.push({
         call_key: modelCallKey(record, requestId),
+        agent: "claude_code",
+        session_id: record.sessionId,
+        ts: record.ts,
         authority: "event",
-      };
-      assign(call, {
         model: attrString(attrs, "model"),
         request_id: requestId,
         prompt_id: promptId,
@@ -76,24 +72,24 @@ export function mapClaudeCodeEvent(record: EventRecord): void {
         cost_usd: attrNumber(attrs, "cost_usd"),
         duration_ms: attrNumber(attrs, "duration_ms"),
         ttft_ms: attrNumber(attrs, "ttft_ms"),
-        query_source: attrString(attrs, "query_source"),
+        query_source: querySource,
         success: true,
+        outside_transcript: inClaudeTranscript(querySource) ? undefined : true,
+        user_id: origin.user_id,
+        host_name: origin.host_name,
       });
-      if (!inClaudeTranscript(call.query_source)) call.outside_transcript = true;
-      batch.modelCalls.push(call);
       return;
     }
     case "api_error": {
       const requestId = attrString(attrs, "request_id");
       const attempt = attrCount(attrs, "attempt");
-      const error: ApiErrorInput = {
-        ...base,
-        ...record.origin,
+      batch.apiErrors.push({
         error_key: requestId !== undefined
           ? `claude_code:${requestId}:${attempt ?? 0}`
           : `claude_code:${record.sessionId}:${record.key}`,
-      };
-      assign(error, {
+        agent: "claude_code",
+        session_id: record.sessionId,
+        ts: record.ts,
         model: attrString(attrs, "model"),
         request_id: requestId,
         prompt_id: promptId,
@@ -101,41 +97,34 @@ export function mapClaudeCodeEvent(record: EventRecord): void {
         error: storedText(attrString(attrs, "error")),
         duration_ms: attrNumber(attrs, "duration_ms"),
         attempt,
+        user_id: origin.user_id,
+        host_name: origin.host_name,
       });
-      batch.apiErrors.push(error);
       return;
     }
     case "tool_decision":
     case "tool_result": {
       const toolUseId = attrString(attrs, "tool_use_id");
       if (toolUseId === undefined) return;
-      const call: ToolCallInput = {
-        ...base,
-        ...record.origin,
+      const result = record.name === "tool_result";
+      batch.toolCalls.push({
         call_key: toolCallKey(record.sessionId, toolUseId),
+        agent: "claude_code",
+        session_id: record.sessionId,
+        ts: record.ts,
         authority: "event",
         tool_use_id: toolUseId,
-      };
-      if (record.name === "tool_decision") {
-        assign(call, {
-          tool_name: attrString(attrs, "tool_name"),
-          prompt_id: promptId,
-          decision: attrString(attrs, "decision"),
-          decision_source: attrString(attrs, "source"),
-        });
-      } else {
-        assign(call, {
-          tool_name: attrString(attrs, "tool_name"),
-          prompt_id: promptId,
-          success: attrBoolean(attrs, "success"),
-          duration_ms: attrNumber(attrs, "duration_ms"),
-          error_type: attrString(attrs, "error_type"),
-          error: storedText(attrString(attrs, "error")),
-          decision: attrString(attrs, "decision_type"),
-          decision_source: attrString(attrs, "decision_source"),
-        });
-      }
-      batch.toolCalls.push(call);
+        tool_name: attrString(attrs, "tool_name"),
+        prompt_id: promptId,
+        success: result ? attrBoolean(attrs, "success") : undefined,
+        duration_ms: result ? attrNumber(attrs, "duration_ms") : undefined,
+        error_type: result ? attrString(attrs, "error_type") : undefined,
+        error: result ? storedText(attrString(attrs, "error")) : undefined,
+        decision: attrString(attrs, result ? "decision_type" : "decision"),
+        decision_source: attrString(attrs, result ? "decision_source" : "source"),
+        user_id: origin.user_id,
+        host_name: origin.host_name,
+      });
       return;
     }
   }
@@ -208,7 +197,8 @@ export function mapClaudeCodeSpan(record: SpanRecord): boolean {
 
 /** Sets the defined values of `values` on `target`. */
 export function assign<T extends object>(target: T, values: Partial<T>): void {
-  for (const [key, value] of Object.entries(values)) {
+  for (const key in values) {
+    const value = values[key];
     if (value !== undefined) (target as Record<string, unknown>)[key] = value;
   }
 }

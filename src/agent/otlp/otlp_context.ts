@@ -19,7 +19,7 @@ import type {
   TelemetryOrigin,
   TelemetrySessionInput,
 } from "../../model/telemetry_records.ts";
-import { type Attributes, attrString } from "./otlp_values.ts";
+import type { Attributes } from "./otlp_values.ts";
 
 /** The agent name of GenAI applications that are none of the four agents. */
 export const GEN_AI_AGENT = "gen_ai";
@@ -32,24 +32,37 @@ export interface RecordSource {
   service?: string;
   /** Instrumentation scope name. */
   scope: string;
+  /** The resource's own origin, read once for all its records ({@linkcode originOf}). */
+  resourceOrigin?: TelemetryOrigin;
+  /** The session the resource names, read once (null: none). */
+  resourceSession?: string | null;
+  /** The agent the service and scope alone name, found once (null: none). */
+  sourceAgent?: string | null;
 }
 
 /** The agent that sent a record named `name` with `attrs`, if any. */
 export function agentOf(source: RecordSource, name: string, attrs: Attributes): string | undefined {
+  if (source.sourceAgent === undefined) source.sourceAgent = agentOfSource(source) ?? null;
+  const bySource = source.sourceAgent;
+  // The order of the checks: each agent by its service, scope or record name, in turn.
+  if (bySource === "claude_code" || name.startsWith("claude_code.")) return "claude_code";
+  if (bySource === "codex" || name.startsWith("codex.")) return "codex";
+  if (bySource === "openclaw" || name.startsWith("openclaw.")) return "openclaw";
+  if (bySource === "copilot_cli") return "copilot_cli";
+  for (const key in attrs) if (key.startsWith("gen_ai.")) return GEN_AI_AGENT;
+  return undefined;
+}
+
+/** The agent a resource's service name or a scope's name says, whatever the record. */
+function agentOfSource(source: RecordSource): string | undefined {
   const service = (source.service ?? "").toLowerCase();
   const scope = source.scope.toLowerCase();
-  if (
-    service === "claude-code" || scope.startsWith("com.anthropic.claude_code") ||
-    name.startsWith("claude_code.")
-  ) return "claude_code";
-  if (service.startsWith("codex") || scope.startsWith("codex") || name.startsWith("codex.")) {
-    return "codex";
+  if (service === "claude-code" || scope.startsWith("com.anthropic.claude_code")) {
+    return "claude_code";
   }
-  if (service.includes("openclaw") || scope.includes("openclaw") || name.startsWith("openclaw.")) {
-    return "openclaw";
-  }
+  if (service.startsWith("codex") || scope.startsWith("codex")) return "codex";
+  if (service.includes("openclaw") || scope.includes("openclaw")) return "openclaw";
   if (service.includes("copilot") || scope.includes("copilot")) return "copilot_cli";
-  for (const key in attrs) if (key.startsWith("gen_ai.")) return GEN_AI_AGENT;
   return undefined;
 }
 
@@ -73,29 +86,58 @@ export function sessionOf(
   agent: string,
   traceId: string,
 ): string | undefined {
-  const named = attrString(attrs, ...SESSION_KEYS) ?? attrString(source.resource, ...SESSION_KEYS);
+  if (source.resourceSession === undefined) {
+    source.resourceSession = firstString(source.resource, SESSION_KEYS) ?? null;
+  }
+  const named = firstString(attrs, SESSION_KEYS) ?? source.resourceSession ?? undefined;
   if (named !== undefined) return named;
   if (agent === GEN_AI_AGENT && traceId !== "") return `trace:${traceId}`;
   return undefined;
 }
 
+/** The attribute keys each origin field is read from, most specific first. */
+const ORIGIN_KEYS: ReadonlyArray<readonly [keyof TelemetryOrigin, readonly string[]]> = [
+  ["user_id", ["user.id", "user.account_uuid", "user.account_id", "enduser.id"]],
+  ["user_email", ["user.email"]],
+  ["organization_id", ["organization.id"]],
+  ["host_name", ["host.name"]],
+  ["host_arch", ["host.arch"]],
+  ["os_type", ["os.type"]],
+  ["terminal_type", ["terminal.type"]],
+  ["service", ["service.name"]],
+  ["service_version", ["service.version", "app.version"]],
+];
+
+/** The first of `keys` that `attrs` holds as a string, as `attrString` reads it. */
+function firstString(attrs: Attributes, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = attrs[key];
+    if (typeof value === "string" && value !== "") return value;
+    if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  }
+  return undefined;
+}
+
 /** Who ran a record where: its attributes over its resource's. */
 export function originOf(attrs: Attributes, source: RecordSource): TelemetryOrigin {
-  const origin: TelemetryOrigin = {};
-  const pick = (field: keyof TelemetryOrigin, ...keys: string[]) => {
-    const value = attrString(attrs, ...keys) ?? attrString(source.resource, ...keys);
-    if (value !== undefined) origin[field] = value;
-  };
-  pick("user_id", "user.id", "user.account_uuid", "user.account_id", "enduser.id");
-  pick("user_email", "user.email");
-  pick("organization_id", "organization.id");
-  pick("host_name", "host.name");
-  pick("host_arch", "host.arch");
-  pick("os_type", "os.type");
-  pick("terminal_type", "terminal.type");
-  pick("service", "service.name");
-  pick("service_version", "service.version", "app.version");
-  return origin;
+  let resource = source.resourceOrigin;
+  if (resource === undefined) {
+    resource = {};
+    for (const [field, keys] of ORIGIN_KEYS) {
+      const value = firstString(source.resource, keys);
+      if (value !== undefined) resource[field] = value;
+    }
+    source.resourceOrigin = resource;
+  }
+  let origin: TelemetryOrigin | undefined;
+  for (const [field, keys] of ORIGIN_KEYS) {
+    const value = firstString(attrs, keys);
+    if (value === undefined) continue;
+    origin ??= { ...resource };
+    origin[field] = value;
+  }
+  // A record that names no origin of its own shares its resource's (never changed in place).
+  return origin ?? resource;
 }
 
 /** Notes a session a record named, widening its times and filling its origin. */
@@ -120,8 +162,8 @@ export function noteSession(
   }
   known.first_seen = Math.min(known.first_seen, ts);
   known.last_seen = Math.max(known.last_seen, ts);
-  for (const [key, value] of Object.entries(origin) as [keyof TelemetryOrigin, string][]) {
-    known[key] ??= value;
+  for (const key in origin) {
+    known[key as keyof TelemetryOrigin] ??= origin[key as keyof TelemetryOrigin];
   }
 }
 

@@ -21,12 +21,7 @@
  *
  * @module
  */
-import type {
-  ApiErrorInput,
-  ModelCallInput,
-  ToolCallInput,
-} from "../../model/telemetry_records.ts";
-import { assign } from "./otlp_claude_code.ts";
+import type { ApiErrorInput, ModelCallInput } from "../../model/telemetry_records.ts";
 import { storedText } from "./otlp_context.ts";
 import type { SpanRecord } from "./otlp_records.ts";
 import { attrCount, attrNumber, attrString } from "./otlp_values.ts";
@@ -47,29 +42,22 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
   const { attrs, batch } = record;
   const operation = attrString(attrs, "gen_ai.operation.name");
   const toolName = attrString(attrs, "gen_ai.tool.name", "openclaw.toolName");
-  const base = {
-    agent: record.agent,
-    session_id: record.sessionId,
-    ts: record.ts,
-    trace_id: record.traceId,
-    span_id: record.spanId,
-  };
   const failed = record.statusCode === 2;
   const errorType = attrString(attrs, "error.type") ??
     (failed ? record.statusMessage || "error" : undefined);
 
   if (operation === "execute_tool" || record.name === "openclaw.tool.execution") {
     const id = attrString(attrs, "gen_ai.tool.call.id", "openclaw.toolCallId");
-    const call: ToolCallInput = {
-      ...base,
-      ...record.origin,
-      call_key: `${record.agent}:${record.sessionId}:${id ?? `${record.traceId}:${record.spanId}`}`,
-      authority: "event",
-    };
     const outcome = attrString(attrs, "openclaw.outcome");
     const exitCode = attrNumber(attrs, "process.exit.code");
     const exited = exitCode !== undefined && exitCode !== 0;
-    assign(call, {
+    // One literal (absent values undefined): what the store reads of a call, built at once.
+    batch.toolCalls.push({
+      call_key: `${record.agent}:${record.sessionId}:${id ?? `${record.traceId}:${record.spanId}`}`,
+      agent: record.agent,
+      session_id: record.sessionId,
+      ts: record.ts,
+      authority: "event",
       tool_name: toolName,
       tool_use_id: id,
       duration_ms: record.durationMs,
@@ -77,8 +65,11 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
         ? outcome === "success" || outcome === "ok"
         : !failed && !exited,
       error_type: storedText(errorType ?? (exited ? `exit code ${exitCode}` : undefined), 200),
+      trace_id: record.traceId,
+      span_id: record.spanId,
+      user_id: record.origin.user_id,
+      host_name: record.origin.host_name,
     });
-    batch.toolCalls.push(call);
     return true;
   }
 
@@ -109,16 +100,17 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
     "gen_ai.server.time_to_first_token",
   );
   const call: ModelCallInput = {
-    ...base,
-    ...record.origin,
     call_key: responseId !== undefined
       ? `${record.agent}:${record.sessionId}:${responseId}`
       : `${record.agent}:span:${record.traceId}:${record.spanId}`,
+    agent: record.agent,
+    session_id: record.sessionId,
+    ts: record.ts,
     authority: "event",
-  };
-  assign(call, {
     model: attrString(attrs, "gen_ai.response.model", "gen_ai.request.model", "openclaw.model"),
     request_id: responseId,
+    trace_id: record.traceId,
+    span_id: record.spanId,
     input_tokens: input === undefined ? undefined : input >= cached ? input - cached : input,
     output_tokens: output,
     cache_read_tokens: cacheRead,
@@ -135,23 +127,24 @@ export function mapGenAiSpan(record: SpanRecord): boolean {
       ? finish[0]
       : attrString(attrs, "gen_ai.response.finish_reason"),
     success: !failed,
-  });
+    user_id: record.origin.user_id,
+    host_name: record.origin.host_name,
+  };
   batch.modelCalls.push(call);
   if (failed) {
     const error: ApiErrorInput = {
+      error_key: `${record.agent}:span:${record.traceId}:${record.spanId}`,
       agent: record.agent,
       session_id: record.sessionId,
       ts: record.ts,
-      ...record.origin,
-      error_key: `${record.agent}:span:${record.traceId}:${record.spanId}`,
-    };
-    assign(error, {
       model: call.model,
       request_id: responseId,
       status_code: attrCount(attrs, "http.response.status_code"),
       error: storedText(errorType),
       duration_ms: record.durationMs,
-    });
+      user_id: record.origin.user_id,
+      host_name: record.origin.host_name,
+    };
     batch.apiErrors.push(error);
   }
   return true;

@@ -10,7 +10,12 @@
  *
  * @module
  */
-import { emptyTelemetryBatch, type TelemetryBatch } from "../../model/telemetry_records.ts";
+import {
+  emptyTelemetryBatch,
+  type ModelCallInput,
+  type TelemetryBatch,
+  type ToolCallInput,
+} from "../../model/telemetry_records.ts";
 import { mapClaudeCodeEvent, mapClaudeCodeSpan } from "./otlp_claude_code.ts";
 import { mapCodexEvent } from "./otlp_codex.ts";
 import {
@@ -40,8 +45,12 @@ import { anyValue, attributes, attrString, hex, int64, nanosToMs } from "./otlp_
 
 /** What one request yielded. */
 export interface MappedExport {
-  /** The records to store. */
-  batch: TelemetryBatch;
+  /**
+   * The records to store, in parts of at most {@linkcode PART_ITEMS} items each (every record
+   * an item yields is in the item's part), so a large export can be stored a part at a time.
+   * The first part names every session of the export; the others name none.
+   */
+  parts: TelemetryBatch[];
   /** Items (spans, data points, log records) in the request. */
   items: number;
   /** Items rejected as invalid. */
@@ -50,16 +59,117 @@ export interface MappedExport {
   reasons: string[];
 }
 
-/** Reads `request` of `signal`; `now` stands in for a log record without any time. */
-export function mapExport(signal: OtlpSignal, request: ExportRequest, now: number): MappedExport {
-  const mapped: MappedExport = { batch: emptyTelemetryBatch(), items: 0, rejected: 0, reasons: [] };
-  if (signal === "traces") mapTraces(request as TracesRequest, mapped);
-  else if (signal === "logs") mapLogs(request as LogsRequest, mapped, now);
-  else mapMetrics(request as MetricsRequest, mapped);
-  return mapped;
+/**
+ * Items in one part of a mapped export: storing one takes a few milliseconds, the longest
+ * another writer (a hook) waits behind an export that is being stored.
+ */
+export const PART_ITEMS = 100;
+
+/** A mapped export while it is being read: the part its next records go into. */
+interface Mapping extends MappedExport {
+  /** The current part. */
+  batch: TelemetryBatch;
+  /** Items in the current part. */
+  inPart: number;
+  /** Items per part. */
+  partItems: number;
 }
 
-function reject(mapped: MappedExport, reason: string): void {
+/**
+ * Reads `request` of `signal`; `now` stands in for a log record without any time.
+ * `partItems` (default {@linkcode PART_ITEMS}) is how many items each part holds.
+ */
+export function mapExport(
+  signal: OtlpSignal,
+  request: ExportRequest,
+  now: number,
+  partItems: number = PART_ITEMS,
+): MappedExport {
+  const first = emptyTelemetryBatch();
+  const mapping: Mapping = {
+    parts: [first],
+    batch: first,
+    inPart: 0,
+    partItems: Math.max(1, partItems),
+    items: 0,
+    rejected: 0,
+    reasons: [],
+  };
+  if (signal === "traces") mapTraces(request as TracesRequest, mapping);
+  else if (signal === "logs") mapLogs(request as LogsRequest, mapping, now);
+  else mapMetrics(request as MetricsRequest, mapping);
+  const { parts, items, rejected, reasons } = mapping;
+  for (let i = 1; i < parts.length; i++) parts[i].sessions = new Map();
+  if (parts.length > 1) groupCalls(parts, mapping.partItems);
+  return { parts, items, rejected, reasons };
+}
+
+/**
+ * Regroups the calls of a multi-part export. Every record of one call (one call key) goes into
+ * one part, in order, so each merges into what the record before it left, as in one
+ * transaction (a call's usage row, counted across two transactions, would keep its largest
+ * figures rather than its last). A session's calls go into one part too when they fit
+ * (sessions in the order they came, a session larger than a part split between calls), so its
+ * totals move by what its calls add up to in one transaction: the cost summed in the same
+ * order, the context of its latest call. A call belongs to the session of its first record;
+ * sessions' tool counts then move once per part, not once per part for every session.
+ */
+function groupCalls(parts: TelemetryBatch[], partItems: number): void {
+  regroup(parts, partItems, "modelCalls");
+  regroup(parts, partItems, "toolCalls");
+}
+
+function regroup(
+  parts: TelemetryBatch[],
+  partItems: number,
+  kind: "modelCalls" | "toolCalls",
+): void {
+  type Call = ModelCallInput | ToolCallInput;
+  const byKey = new Map<string, Call[]>();
+  const bySession = new Map<string, Call[][]>();
+  for (const part of parts) {
+    for (const call of part[kind]) {
+      const calls = byKey.get(call.call_key);
+      if (calls !== undefined) {
+        calls.push(call);
+        continue;
+      }
+      const created = [call];
+      byKey.set(call.call_key, created);
+      const session = bySession.get(call.session_id);
+      if (session === undefined) bySession.set(call.session_id, [created]);
+      else session.push(created);
+    }
+    part[kind] = [];
+  }
+  let index = 0;
+  const place = (calls: Call[]) => {
+    const held = parts[index][kind].length;
+    if (held > 0 && held + calls.length > partItems) index++;
+    if (index === parts.length) parts.push({ ...emptyTelemetryBatch(), sessions: new Map() });
+    (parts[index][kind] as Call[]).push(...calls);
+  };
+  for (const session of bySession.values()) {
+    const size = session.reduce((sum, calls) => sum + calls.length, 0);
+    if (size <= partItems) place(session.flat());
+    else for (const calls of session) place(calls);
+  }
+}
+
+/** Counts one more item, starting a new part when the current one is full. */
+function nextItem(mapped: Mapping): void {
+  mapped.items++;
+  if (mapped.inPart === mapped.partItems) {
+    // Every part notes sessions into the first part's map: it upserts them all, once.
+    const part: TelemetryBatch = { ...emptyTelemetryBatch(), sessions: mapped.parts[0].sessions };
+    mapped.parts.push(part);
+    mapped.batch = part;
+    mapped.inPart = 0;
+  }
+  mapped.inPart++;
+}
+
+function reject(mapped: Mapping, reason: string): void {
   mapped.rejected++;
   if (mapped.reasons.length < 3 && !mapped.reasons.includes(reason)) mapped.reasons.push(reason);
 }
@@ -78,19 +188,24 @@ function validId(bytes: Uint8Array | null | undefined, length: number): boolean 
   return false;
 }
 
-function mapTraces(request: TracesRequest, mapped: MappedExport): void {
+function mapTraces(request: TracesRequest, mapped: Mapping): void {
   for (const rs of request.resourceSpans ?? []) {
     for (const ss of rs.scopeSpans ?? []) {
       const source = sourceOf(rs.resource, ss.scope);
-      for (const span of ss.spans ?? []) {
-        mapped.items++;
+      const spans: Array<Span | undefined> = ss.spans ?? [];
+      for (let i = 0; i < spans.length; i++) {
+        const span = spans[i]!;
+        // A decoded span is let go once read, so the garbage collector need not keep (and
+        // copy) a whole export's decoded messages while it is read.
+        spans[i] = undefined;
+        nextItem(mapped);
         mapSpan(span, source, mapped);
       }
     }
   }
 }
 
-function mapSpan(span: Span, source: RecordSource, mapped: MappedExport): void {
+function mapSpan(span: Span, source: RecordSource, mapped: Mapping): void {
   if (!validId(span.traceId, 16)) {
     reject(mapped, "a span's traceId must be 16 bytes, not all zero");
     return;
@@ -115,23 +230,21 @@ function mapSpan(span: Span, source: RecordSource, mapped: MappedExport): void {
   const sessionId = agent === undefined ? undefined : sessionOf(attrs, source, agent, traceId);
   const statusCode = span.status?.code ?? 0;
   const statusMessage = span.status?.message || undefined;
-  const stored = {
+  const service = source.service;
+  mapped.batch.spans.push({
     trace_id: traceId,
     span_id: spanId,
+    parent_span_id: parent,
     name,
     kind: span.kind ?? 0,
+    service,
+    agent,
+    session_id: sessionId,
     start_ts: Math.round(startMs),
     duration_ms: durationMs,
     status_code: statusCode,
+    status_message: statusMessage !== undefined ? storedText(statusMessage, 500) : undefined,
     attributes: storedAttributes(attrs),
-  };
-  mapped.batch.spans.push({
-    ...stored,
-    ...(parent !== undefined ? { parent_span_id: parent } : {}),
-    ...(source.service !== undefined ? { service: source.service } : {}),
-    ...(agent !== undefined ? { agent } : {}),
-    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
-    ...(statusMessage !== undefined ? { status_message: storedText(statusMessage, 500) } : {}),
   });
   if (agent === undefined || sessionId === undefined) return;
   const ts = Math.round(startMs + durationMs);
@@ -150,18 +263,21 @@ function mapSpan(span: Span, source: RecordSource, mapped: MappedExport): void {
     startMs,
     durationMs,
     statusCode,
-    ...(statusMessage !== undefined ? { statusMessage } : {}),
+    statusMessage,
   };
   if (agent === "claude_code" && mapClaudeCodeSpan(record)) return;
   mapGenAiSpan(record);
 }
 
-function mapLogs(request: LogsRequest, mapped: MappedExport, now: number): void {
+function mapLogs(request: LogsRequest, mapped: Mapping, now: number): void {
   for (const rl of request.resourceLogs ?? []) {
     for (const sl of rl.scopeLogs ?? []) {
       const source = sourceOf(rl.resource, sl.scope);
-      for (const record of sl.logRecords ?? []) {
-        mapped.items++;
+      const records: Array<LogRecord | undefined> = sl.logRecords ?? [];
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        records[i] = undefined; // Let go once read, as spans are.
+        nextItem(mapped);
         mapLog(record, source, mapped, now);
       }
     }
@@ -174,7 +290,7 @@ function bodyText(record: LogRecord): string | undefined {
   return typeof body === "string" ? body : JSON.stringify(body);
 }
 
-function mapLog(record: LogRecord, source: RecordSource, mapped: MappedExport, now: number): void {
+function mapLog(record: LogRecord, source: RecordSource, mapped: Mapping, now: number): void {
   const time = nanosToMs(record.timeUnixNano) || nanosToMs(record.observedTimeUnixNano) || now;
   const ts = Math.round(time);
   const attrs = attributes(record.attributes);
@@ -213,7 +329,7 @@ function mapLog(record: LogRecord, source: RecordSource, mapped: MappedExport, n
   else if (agent === "codex") mapCodexEvent(event);
 }
 
-function mapMetrics(request: MetricsRequest, mapped: MappedExport): void {
+function mapMetrics(request: MetricsRequest, mapped: Mapping): void {
   for (const rm of request.resourceMetrics ?? []) {
     for (const sm of rm.scopeMetrics ?? []) {
       const source = sourceOf(rm.resource, sm.scope);
@@ -278,7 +394,7 @@ interface MetricCommon {
 function pointContext(
   attrsList: NumberDataPoint["attributes"],
   source: RecordSource,
-  mapped: MappedExport,
+  mapped: Mapping,
   name: string,
   ts: number,
 ) {
@@ -299,10 +415,10 @@ function pointContext(
 function numberPoint(
   point: NumberDataPoint,
   source: RecordSource,
-  mapped: MappedExport,
+  mapped: Mapping,
   common: MetricCommon,
 ): void {
-  mapped.items++;
+  nextItem(mapped);
   const value = point.value === "asDouble"
     ? point.asDouble
     : point.value === "asInt"
@@ -326,10 +442,10 @@ function numberPoint(
 function distributionPoint(
   point: DistributionDataPoint,
   source: RecordSource,
-  mapped: MappedExport,
+  mapped: Mapping,
   common: MetricCommon,
 ): void {
-  mapped.items++;
+  nextItem(mapped);
   const ts = Math.round(nanosToMs(point.timeUnixNano));
   const start = Math.round(nanosToMs(point.startTimeUnixNano));
   const finite = (n: number | null | undefined) =>

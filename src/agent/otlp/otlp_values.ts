@@ -31,20 +31,66 @@ export function nanosToMs(value: Int64 | null | undefined): number {
   return int64(value) / 1e6;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const HEX_DIGITS = "0123456789abcdef";
+/** Character codes of the hex digits of each byte value (high, low). */
+const HEX_CODES = Uint16Array.from(
+  { length: 512 },
+  (_, i) => HEX_DIGITS.charCodeAt(i & 1 ? (i >> 1) & 15 : i >> 5),
+);
+/** Room for the digits of an id (trace ids are 16 bytes), reused. */
+const DIGITS = new Uint16Array(64);
 
 /** Bytes as lower-case hex ("" for none). */
 export function hex(bytes: Uint8Array | null | undefined): string {
   if (bytes === undefined || bytes === null) return "";
-  let text = "";
-  for (const byte of bytes) text += HEX[byte];
-  return text;
+  if (bytes.length > DIGITS.length / 2) {
+    let text = "";
+    for (const byte of bytes) text += HEX_DIGITS[byte >> 4] + HEX_DIGITS[byte & 15];
+    return text;
+  }
+  // One flat string at once, not a chain of two-character pieces.
+  for (let i = 0; i < bytes.length; i++) {
+    DIGITS[2 * i] = HEX_CODES[2 * bytes[i]];
+    DIGITS[2 * i + 1] = HEX_CODES[2 * bytes[i] + 1];
+  }
+  return String.fromCharCode.apply(
+    null,
+    DIGITS.subarray(0, 2 * bytes.length) as unknown as number[],
+  );
+}
+
+/** The members of AnyValue's oneof. */
+const ANY_VALUE_MEMBERS = [
+  "stringValue",
+  "boolValue",
+  "intValue",
+  "doubleValue",
+  "arrayValue",
+  "kvlistValue",
+  "bytesValue",
+] as const;
+
+/**
+ * Which member of an AnyValue is set. protobufjs answers through a getter that lists the
+ * message's own keys on every call; the one own member that is set is found without that,
+ * and the getter decides only when there is not exactly one.
+ */
+function memberOf(value: AnyValue): string | undefined {
+  let found: string | undefined;
+  for (const member of ANY_VALUE_MEMBERS) {
+    if (!Object.hasOwn(value, member)) continue;
+    const set = value[member];
+    if (set === undefined || set === null) continue;
+    if (found !== undefined) return value.value;
+    found = member;
+  }
+  return found ?? value.value;
 }
 
 /** One AnyValue as a plain value (bytes become hex; nesting is kept). */
 export function anyValue(value: AnyValue | null | undefined, depth = 0): AttributeValue {
   if (value === undefined || value === null) return null;
-  switch (value.value) {
+  switch (memberOf(value)) {
     case "stringValue":
       return value.stringValue ?? "";
     case "boolValue":

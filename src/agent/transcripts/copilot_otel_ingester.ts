@@ -115,10 +115,11 @@ export async function ingestCopilotOtelFile(
     writing(db, () => {
       for (const signal of ["traces", "metrics", "logs"] as const) {
         if (requests[signal].length === 0) continue;
-        const mapped = mapExport(signal, merged(signal, requests[signal]), stamp);
+        // One part: stored in this transaction, as the records came.
+        const [batch] = mapExport(signal, merged(signal, requests[signal]), stamp, Infinity).parts;
         const stored = storeTelemetryBatch(
           db,
-          mapped.batch,
+          batch,
           (record) => callPrice(record, options.prices),
           stamp,
         );

@@ -134,6 +134,7 @@ function addTo(into: SessionDelta, d: SessionDelta): void {
 
 /** Applies a batch's deltas, and each sub-agent's to its parent too (inside the caller's write). */
 export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void {
+  if (deltas.size === 0) return;
   const upsert = prepared(db, UPSERT_TOTALS);
   const parentOf = prepared(
     db,

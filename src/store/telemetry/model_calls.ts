@@ -19,8 +19,19 @@ import type { ModelCallInput } from "../../model/telemetry_records.ts";
 import { insertUsage } from "../agent/usage.ts";
 import type { DatabaseSync } from "../database.ts";
 import { RowReader } from "../rows.ts";
-import { prepared } from "../statements.ts";
-import { fieldValues, mergeStatements } from "./call_merge.ts";
+import {
+  AGENT,
+  type CallRow,
+  callTable,
+  columnIndex,
+  KEY,
+  mergeCalls,
+  prepareCalls,
+  type PreparedCalls,
+  SESSION,
+  TS,
+  writeCalls,
+} from "./call_merge.ts";
 import { findTranscriptUsageKey, withdrawTelemetryUsage } from "./settle.ts";
 import {
   bucketOf,
@@ -35,154 +46,208 @@ export function telemetryUsageKey(callKey: string): string {
   return `otel:${callKey}`;
 }
 
-const MODEL_CALL_FIELDS = [
-  "model",
-  "request_id",
-  "prompt_id",
-  "trace_id",
-  "span_id",
-  "input_tokens",
-  "output_tokens",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "reasoning_tokens",
-  "cost_usd",
-  "duration_ms",
-  "ttft_ms",
-  "finish_reason",
-  "success",
-  "query_source",
-  "outside_transcript",
-  "user_id",
-  "host_name",
-] as const;
-
-/** A model call as its last record left it: what deciding how to count it needs. */
-export interface StoredModelCall {
+/** A stored model call, every column. */
+type ModelCallRow = {
+  call_key: string;
   agent: string;
   session_id: string;
   ts: number;
   model: string | null;
   request_id: string | null;
-  outside_transcript: number | null;
+  prompt_id: string | null;
+  trace_id: string | null;
+  span_id: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
   cache_read_tokens: number | null;
   cache_write_tokens: number | null;
   reasoning_tokens: number | null;
+  cost_usd: number | null;
+  duration_ms: number | null;
+  ttft_ms: number | null;
+  finish_reason: string | null;
+  success: number | null;
+  query_source: string | null;
+  outside_transcript: number | null;
+  user_id: string | null;
+  host_name: string | null;
   usage_key: string | null;
   counted: number;
-}
+};
 
-const STORED_MODEL_CALL = new RowReader<StoredModelCall>("model call", {
-  agent: "text",
-  session_id: "text",
-  ts: "number",
-  model: "text?",
-  request_id: "text?",
-  outside_transcript: "number?",
-  input_tokens: "number?",
-  output_tokens: "number?",
-  cache_read_tokens: "number?",
-  cache_write_tokens: "number?",
-  reasoning_tokens: "number?",
-  usage_key: "text?",
-  counted: "number",
-});
+/** The merged model calls: what a record carries, then how the call is counted. */
+const MODEL_CALLS = callTable<ModelCallInput, ModelCallRow>(
+  "telemetry_model_calls",
+  [
+    "model",
+    "request_id",
+    "prompt_id",
+    "trace_id",
+    "span_id",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "cost_usd",
+    "duration_ms",
+    "ttft_ms",
+    "finish_reason",
+    "success",
+    "query_source",
+    "outside_transcript",
+    "user_id",
+    "host_name",
+  ],
+  [["usage_key", null], ["counted", 0]],
+  "event",
+  new RowReader<ModelCallRow>("model call", {
+    call_key: "text",
+    agent: "text",
+    session_id: "text",
+    ts: "number",
+    model: "text?",
+    request_id: "text?",
+    prompt_id: "text?",
+    trace_id: "text?",
+    span_id: "text?",
+    input_tokens: "number?",
+    output_tokens: "number?",
+    cache_read_tokens: "number?",
+    cache_write_tokens: "number?",
+    reasoning_tokens: "number?",
+    cost_usd: "number?",
+    duration_ms: "number?",
+    ttft_ms: "number?",
+    finish_reason: "text?",
+    success: "number?",
+    query_source: "text?",
+    outside_transcript: "number?",
+    user_id: "text?",
+    host_name: "text?",
+    usage_key: "text?",
+    counted: "number",
+  }),
+);
 
-/** The upserts of a model call record, by authority. */
-const MERGE_MODEL_CALL = mergeStatements("telemetry_model_calls", MODEL_CALL_FIELDS);
+/** Where the columns counting reads are in a merged model call's row. */
+const M = {
+  model: columnIndex(MODEL_CALLS, "model"),
+  requestId: columnIndex(MODEL_CALLS, "request_id"),
+  input: columnIndex(MODEL_CALLS, "input_tokens"),
+  output: columnIndex(MODEL_CALLS, "output_tokens"),
+  cacheRead: columnIndex(MODEL_CALLS, "cache_read_tokens"),
+  cacheWrite: columnIndex(MODEL_CALLS, "cache_write_tokens"),
+  reasoning: columnIndex(MODEL_CALLS, "reasoning_tokens"),
+  outside: columnIndex(MODEL_CALLS, "outside_transcript"),
+  usageKey: columnIndex(MODEL_CALLS, "usage_key"),
+  counted: columnIndex(MODEL_CALLS, "counted"),
+};
 
-/** Merges a model call record; answers the merged row. */
-export function mergeModelCall(db: DatabaseSync, call: ModelCallInput): StoredModelCall {
-  return STORED_MODEL_CALL.one(
-    prepared(db, MERGE_MODEL_CALL[call.authority]).get(
-      call.call_key,
-      call.agent,
-      call.session_id,
-      call.ts,
-      ...fieldValues(call, MODEL_CALL_FIELDS),
-    ),
-  );
+/** One part's model call records, merged among themselves. */
+export type PreparedModelCalls = PreparedCalls<ModelCallInput, ModelCallRow>;
+
+/** Merges one part's model call records among themselves (no store needed). */
+export function prepareModelCalls(records: readonly ModelCallInput[]): PreparedModelCalls {
+  return prepareCalls(MODEL_CALLS, records);
 }
 
 /**
- * Decides for each merged call which usage row counts it, and writes telemetry's own usage
- * rows in one pass.
+ * Merges and stores a part's model call records and counts each merged call: in its
+ * transcript's usage row when the transcript has it, in none when it is a side request or its
+ * session has a transcript without it, else in telemetry's own usage row. Answers how many
+ * records were merged.
  */
-export function countModelCalls(
+export function storeModelCalls(
   db: DatabaseSync,
-  calls: ReadonlyMap<string, StoredModelCall>,
+  calls: PreparedModelCalls,
   hasTranscript: (sessionId: string) => boolean,
   priceOf: (record: CountedUsage) => CallPrice,
-): void {
-  const records: CountedUsage[] = [];
-  const newlyCounted: string[] = [];
-  for (const [callKey, row] of calls) {
-    const record = countModelCall(db, callKey, row, hasTranscript);
+): number {
+  if (calls.records.length === 0) return 0;
+  const merged = mergeCalls(db, calls);
+  const usage: CountedUsage[] = [];
+  const newlyCounted: CallRow[] = [];
+  for (const row of merged.rows.values()) {
+    const record = countModelCall(db, row, hasTranscript);
     if (record === undefined) continue;
-    records.push(record);
-    if (row.counted === 0) newlyCounted.push(callKey);
+    usage.push(record);
+    if (row[M.counted] === 0) newlyCounted.push(row);
   }
-  if (records.length === 0) return;
-  // Merging takes each count's larger value, so a span and an event of one call count once.
-  insertUsage(db, records, priceOf);
-  const link = prepared(
-    db,
-    "UPDATE telemetry_model_calls SET usage_key = ?, counted = 1 WHERE call_key = ?",
-  );
-  for (const callKey of newlyCounted) link.run(telemetryUsageKey(callKey), callKey);
+  if (usage.length > 0) {
+    // Merging takes each count's larger value, so a span and an event of one call count once.
+    insertUsage(db, usage, priceOf);
+    for (const row of newlyCounted) {
+      row[M.usageKey] = telemetryUsageKey(String(row[KEY]));
+      row[M.counted] = 1;
+    }
+  }
+  writeCalls(db, merged);
+  return calls.records.length;
+}
+
+/** A count of a merged row (0 where the row has none). */
+function tokens(row: CallRow, at: number): number {
+  const value = row[at];
+  return typeof value === "number" ? value : 0;
 }
 
 /**
- * Which usage row counts a model call: the transcript's when it has the call (linked here),
- * none for a side request or when the session has a transcript without it, else telemetry's
- * own — answered as the usage record to write.
+ * Which usage row counts a merged model call: the transcript's when it has the call (linked
+ * on the row), none for a side request or when the session has a transcript without it, else
+ * telemetry's own — answered as the usage record to write.
  */
 function countModelCall(
   db: DatabaseSync,
-  callKey: string,
-  row: StoredModelCall,
+  row: CallRow,
   hasTranscript: (sessionId: string) => boolean,
 ): CountedUsage | undefined {
-  const setLink = prepared(
-    db,
-    "UPDATE telemetry_model_calls SET usage_key = ?, counted = ? WHERE call_key = ?",
-  );
-  const transcriptKey = row.request_id === null
-    ? undefined
-    : findTranscriptUsageKey(db, row.agent, row.request_id);
+  const agent = String(row[AGENT]);
+  const sessionId = String(row[SESSION]);
+  const usageKey = row[M.usageKey];
+  const requestId = row[M.requestId];
+  const counted = row[M.counted];
+  const transcriptKey = typeof requestId === "string"
+    ? findTranscriptUsageKey(db, agent, requestId)
+    : undefined;
   if (transcriptKey !== undefined) {
-    if (row.counted === 1 && row.usage_key !== null) withdrawTelemetryUsage(db, row.usage_key);
-    if (row.usage_key !== transcriptKey) setLink.run(transcriptKey, 0, callKey);
-    return undefined;
-  }
-  if (row.outside_transcript === 1) {
-    // A side request: no transcript will ever count it, and so neither does telemetry.
-    if (row.counted === 1 && row.usage_key !== null) {
-      withdrawTelemetryUsage(db, row.usage_key);
-      setLink.run(null, 0, callKey);
+    if (counted === 1 && typeof usageKey === "string") withdrawTelemetryUsage(db, usageKey);
+    if (usageKey !== transcriptKey) {
+      row[M.usageKey] = transcriptKey;
+      row[M.counted] = 0;
     }
     return undefined;
   }
-  if (row.counted === 0 && (row.usage_key !== null || hasTranscript(row.session_id))) {
+  if (row[M.outside] === 1) {
+    // A side request: no transcript will ever count it, and so neither does telemetry.
+    if (counted === 1 && typeof usageKey === "string") {
+      withdrawTelemetryUsage(db, usageKey);
+      row[M.usageKey] = null;
+      row[M.counted] = 0;
+    }
     return undefined;
   }
-  const tokens = (row.input_tokens ?? 0) + (row.output_tokens ?? 0) +
-    (row.cache_read_tokens ?? 0) + (row.cache_write_tokens ?? 0);
-  if (tokens === 0) return undefined; // Nothing to count yet (a span that carries no usage).
+  if (counted === 0 && (usageKey !== null || hasTranscript(sessionId))) return undefined;
+  const input = tokens(row, M.input);
+  const output = tokens(row, M.output);
+  const cacheRead = tokens(row, M.cacheRead);
+  const cacheWrite = tokens(row, M.cacheWrite);
+  if (input + output + cacheRead + cacheWrite === 0) {
+    return undefined; // Nothing to count yet (a span that carries no usage).
+  }
   const usage: CountedUsage = {
-    agent: row.agent,
-    session_id: row.session_id,
-    ts: row.ts,
-    usage_key: telemetryUsageKey(callKey),
-    input_tokens: row.input_tokens ?? 0,
-    output_tokens: row.output_tokens ?? 0,
-    cache_read_tokens: row.cache_read_tokens ?? 0,
-    cache_write_tokens: row.cache_write_tokens ?? 0,
-    reasoning_tokens: row.reasoning_tokens ?? 0,
+    agent,
+    session_id: sessionId,
+    ts: Number(row[TS]),
+    usage_key: telemetryUsageKey(String(row[KEY])),
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+    reasoning_tokens: tokens(row, M.reasoning),
   };
-  if (row.model !== null) usage.model = row.model;
+  const model = row[M.model];
+  if (typeof model === "string") usage.model = model;
   return usage;
 }
 

@@ -2,11 +2,13 @@
  * The telemetry area's schema: what OpenTelemetry exporters sent, kept as
  * received, and the model calls, tool calls and API errors read from it.
  *
- * Tables, as the migration below leaves them:
+ * Tables, as the migrations below leave them:
  *
  * - `telemetry_spans`, `telemetry_logs`, `telemetry_metric_points`: the raw
  *   signals (attributes as JSON, secrets redacted); a resent span or agent
- *   event is stored once.
+ *   event is stored once. Spans and log records carry only their unique
+ *   keys (migration 21): nothing of Vantage reads them by time or session,
+ *   and each index would cost every record an export stores.
  * - `telemetry_sessions`: the user and host each session's telemetry named.
  * - `telemetry_model_calls`: one row per model call, merged from every
  *   record describing it, linked by `usage_key` to the usage row that counts
@@ -199,6 +201,21 @@ export const TELEMETRY_MIGRATIONS: readonly Migration[] = [
       -- A Claude Code call's usage key is '<message id>:<request id>': found by its request id.
       CREATE INDEX usage_claude_request ON usage (substr(usage_key, instr(usage_key, ':') + 1))
         WHERE agent = 'claude_code';
+    `,
+  },
+  {
+    version: 21,
+    name: "OpenTelemetry intake keeps only the indexes something reads",
+    sql: `
+      -- Every index costs each span, log record and call stored, and intake is the busiest
+      -- writer there is; no read of Vantage's goes through these (raw spans and log records are
+      -- read only by ad hoc queries, calls by time, session and key).
+      DROP INDEX telemetry_spans_start;
+      DROP INDEX telemetry_spans_session;
+      DROP INDEX telemetry_logs_ts;
+      DROP INDEX telemetry_logs_session;
+      DROP INDEX telemetry_model_calls_request;
+      DROP INDEX telemetry_tool_calls_tool;
     `,
   },
 ];

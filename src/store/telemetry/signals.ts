@@ -1,13 +1,16 @@
 /**
  * The raw signals of an OTLP export, kept as received: spans (once per trace
  * and span id), log records (an agent event once per session and sequence
- * number) and metric points.
+ * number) and metric points. Their rows are made ready before the store is
+ * touched ({@linkcode signalRows}), so an intake worker does that before its
+ * turn to write.
  *
  * @module
  */
 import type { TelemetryBatch } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../database.ts";
 import { prepared } from "../statements.ts";
+import type { SqlValue } from "./call_merge.ts";
 
 /** What storing an export's signals added. */
 export interface SignalCounts {
@@ -19,50 +22,31 @@ export interface SignalCounts {
   metric_points: number;
 }
 
-/** Stores an export's spans, log records and metric points, stamped `receivedAt`. */
-export function insertSignals(
-  db: DatabaseSync,
-  batch: TelemetryBatch,
-  receivedAt: number,
-): SignalCounts {
+/** An export's signals as rows, each in its INSERT's column order. */
+export interface SignalRows {
+  /** Rows of `telemetry_spans`. */
+  spans: SqlValue[][];
+  /** Rows of `telemetry_logs`. */
+  logs: SqlValue[][];
+  /** Rows of `telemetry_metric_points`. */
+  metricPoints: SqlValue[][];
+}
+
+const INSERT_SPAN = `INSERT OR IGNORE INTO telemetry_spans (trace_id, span_id, parent_span_id,
+  name, kind, service, agent, session_id, start_ts, duration_ms, status_code, status_message,
+  attributes, received_at)`;
+
+const INSERT_LOG = `INSERT OR IGNORE INTO telemetry_logs (dedupe_key, ts, service, agent,
+  session_id, event_name, severity, body, attributes, trace_id, span_id, received_at)`;
+
+const INSERT_METRIC_POINT = `INSERT INTO telemetry_metric_points (name, unit, kind, temporality,
+  monotonic, ts, start_ts, value, count, sum, min, max, service, agent, session_id, attributes,
+  received_at)`;
+
+/** An export's signals as rows (no store needed), stamped `receivedAt`. */
+export function signalRows(batch: TelemetryBatch, receivedAt: number): SignalRows {
   return {
-    spans: insertSpans(db, batch, receivedAt),
-    logs: insertLogs(db, batch, receivedAt),
-    metric_points: insertMetricPoints(db, batch, receivedAt),
-  };
-}
-
-/** Rows per multi-row INSERT: one statement call costs more than the row it carries. */
-const ROWS_PER_INSERT = 32;
-
-/**
- * Inserts `rows` (each the values of `columns`) with multi-row statements; answers how many
- * were added (`OR IGNORE` skips rows a unique key already holds).
- */
-function insertRows(
-  db: DatabaseSync,
-  head: string,
-  columns: number,
-  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
-): number {
-  const one = `(${Array(columns).fill("?").join(", ")})`;
-  let added = 0;
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-    const sql = `${head} VALUES ${Array(chunk.length).fill(one).join(", ")}`;
-    added += Number(prepared(db, sql).run(...chunk.flat()).changes);
-  }
-  return added;
-}
-
-function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  return insertRows(
-    db,
-    `INSERT OR IGNORE INTO telemetry_spans (trace_id, span_id, parent_span_id, name, kind,
-      service, agent, session_id, start_ts, duration_ms, status_code, status_message, attributes,
-      received_at)`,
-    14,
-    batch.spans.map((s) => [
+    spans: batch.spans.map((s) => [
       s.trace_id,
       s.span_id,
       s.parent_span_id ?? null,
@@ -78,16 +62,7 @@ function insertSpans(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number
       s.attributes,
       receivedAt,
     ]),
-  );
-}
-
-function insertLogs(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  return insertRows(
-    db,
-    `INSERT OR IGNORE INTO telemetry_logs (dedupe_key, ts, service, agent, session_id,
-      event_name, severity, body, attributes, trace_id, span_id, received_at)`,
-    12,
-    batch.logs.map((l) => [
+    logs: batch.logs.map((l) => [
       l.dedupe_key ?? null,
       l.ts,
       l.service ?? null,
@@ -101,19 +76,7 @@ function insertLogs(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number)
       l.span_id ?? null,
       receivedAt,
     ]),
-  );
-}
-
-function insertMetricPoints(db: DatabaseSync, batch: TelemetryBatch, receivedAt: number): number {
-  if (batch.metricPoints.length === 0) return 0;
-  const insert = prepared(
-    db,
-    `INSERT INTO telemetry_metric_points (name, unit, kind, temporality, monotonic, ts, start_ts,
-      value, count, sum, min, max, service, agent, session_id, attributes, received_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  for (const p of batch.metricPoints) {
-    insert.run(
+    metricPoints: batch.metricPoints.map((p) => [
       p.name,
       p.unit ?? null,
       p.kind,
@@ -131,7 +94,28 @@ function insertMetricPoints(db: DatabaseSync, batch: TelemetryBatch, receivedAt:
       p.session_id ?? null,
       p.attributes,
       receivedAt,
-    );
-  }
-  return batch.metricPoints.length;
+    ]),
+  };
+}
+
+/** Stores an export's signal rows; answers what was added. */
+export function insertSignalRows(db: DatabaseSync, rows: SignalRows): SignalCounts {
+  return {
+    spans: insertRows(db, INSERT_SPAN, rows.spans),
+    logs: insertRows(db, INSERT_LOG, rows.logs),
+    metric_points: insertRows(db, INSERT_METRIC_POINT, rows.metricPoints),
+  };
+}
+
+/**
+ * Inserts `rows` with `head` (an INSERT naming its columns), one prepared statement call a row
+ * (node:sqlite binds a long multi-row statement's arguments more slowly than it runs a short
+ * one again); answers how many were added (`OR IGNORE` skips rows a unique key already holds).
+ */
+function insertRows(db: DatabaseSync, head: string, rows: readonly SqlValue[][]): number {
+  if (rows.length === 0) return 0;
+  const insert = prepared(db, `${head} VALUES (${rows[0].map(() => "?").join(", ")})`);
+  let added = 0;
+  for (const row of rows) added += Number(insert.run(...row).changes);
+  return added;
 }

@@ -1,6 +1,12 @@
 /**
  * One OTLP export stored: its raw signals, sessions, model calls, tool calls
- * and API errors, in one transaction, so a failure stores nothing of it.
+ * and API errors, in one transaction (so a failure stores nothing of it), or
+ * in a few, taking turns with other writers between the export's parts.
+ *
+ * Storing comes in two steps: {@linkcode prepareTelemetryPart} does what
+ * needs no store (every signal's row, each call's records merged among
+ * themselves), so an intake worker does it before its turn to write; the
+ * store step then only reads the rows a part's calls name, and writes.
  *
  * A model call or tool call may be described by several records: each is
  * one row, merged field by field (call_merge.ts), and counted once with what
@@ -9,14 +15,24 @@
  * @module
  */
 import type { CallPrice, CountedUsage } from "../../model/agent_records.ts";
-import type { TelemetryBatch, TelemetrySessionInput } from "../../model/telemetry_records.ts";
-import { type DatabaseSync, writing } from "../database.ts";
+import type {
+  ApiErrorInput,
+  TelemetryBatch,
+  TelemetrySessionInput,
+} from "../../model/telemetry_records.ts";
+import {
+  type DatabaseSync,
+  letWaitingWritersIn,
+  transaction,
+  writersWaiting,
+  writing,
+} from "../database.ts";
 import { prepared } from "../statements.ts";
 import { insertApiError } from "./api_errors.ts";
-import { countModelCalls, mergeModelCall, type StoredModelCall } from "./model_calls.ts";
+import { type PreparedModelCalls, prepareModelCalls, storeModelCalls } from "./model_calls.ts";
 import { sessionHasTranscript } from "./settle.ts";
-import { insertSignals, type SignalCounts } from "./signals.ts";
-import { mergeToolCall } from "./tool_calls.ts";
+import { insertSignalRows, type SignalCounts, type SignalRows, signalRows } from "./signals.ts";
+import { type PreparedToolCalls, prepareToolCalls, storeToolCalls } from "./tool_calls.ts";
 
 /** What a stored batch added. */
 export interface TelemetryWriteCounts extends SignalCounts {
@@ -30,52 +46,138 @@ export interface TelemetryWriteCounts extends SignalCounts {
   sessions: string[];
 }
 
+/** How a call counted from telemetry is priced (the same pricing as transcript usage). */
+export type TelemetryPricing = (record: CountedUsage) => CallPrice;
+
+/** One part of an export (a `TelemetryBatch`), made ready to store. */
+export interface PreparedTelemetryPart {
+  /** Its spans, log records and metric points as rows. */
+  signals: SignalRows;
+  /** Sessions named. */
+  sessions: TelemetrySessionInput[];
+  /** Model call records, merged among themselves. */
+  modelCalls: PreparedModelCalls;
+  /** Tool call records, merged among themselves. */
+  toolCalls: PreparedToolCalls;
+  /** API errors. */
+  apiErrors: readonly ApiErrorInput[];
+}
+
+/** Readies one part of an export for storing (no store needed), stamped `receivedAt`. */
+export function prepareTelemetryPart(
+  batch: TelemetryBatch,
+  receivedAt: number,
+): PreparedTelemetryPart {
+  return {
+    signals: signalRows(batch, receivedAt),
+    sessions: [...batch.sessions.values()],
+    modelCalls: prepareModelCalls(batch.modelCalls),
+    toolCalls: prepareToolCalls(batch.toolCalls),
+    apiErrors: batch.apiErrors,
+  };
+}
+
 /**
- * Stores one export's records. `priceOf` prices a model call counted from
- * telemetry (the same pricing as transcript usage); `receivedAt` stamps the
- * raw records.
+ * Stores one export's records in one transaction (or in the one open on `db`). `priceOf`
+ * prices a model call counted from telemetry; `receivedAt` stamps the raw records.
  */
 export function storeTelemetryBatch(
   db: DatabaseSync,
   batch: TelemetryBatch,
-  priceOf: (record: CountedUsage) => CallPrice,
+  priceOf: TelemetryPricing,
   receivedAt: number,
 ): TelemetryWriteCounts {
+  return storeTelemetryParts(db, [prepareTelemetryPart(batch, receivedAt)], priceOf);
+}
+
+/** Stores the prepared parts of one export in one transaction (or in the one open on `db`). */
+export function storeTelemetryParts(
+  db: DatabaseSync,
+  parts: readonly PreparedTelemetryPart[],
+  priceOf: TelemetryPricing,
+): TelemetryWriteCounts {
   return writing(db, () => {
-    const counts: TelemetryWriteCounts = {
-      ...insertSignals(db, batch, receivedAt),
-      model_calls: 0,
-      tool_calls: 0,
-      api_errors: 0,
-      sessions: [...batch.sessions.keys()],
-    };
-    for (const session of batch.sessions.values()) upsertSession(db, session);
-    // Whether each session has a transcript, asked once per export.
-    const transcripts = new Map<string, boolean>();
-    const hasTranscript = (sessionId: string): boolean => {
-      let known = transcripts.get(sessionId);
-      if (known === undefined) {
-        known = sessionHasTranscript(db, sessionId);
-        transcripts.set(sessionId, known);
-      }
-      return known;
-    };
-    // The merged row of each call, as its last record left it.
-    const merged = new Map<string, StoredModelCall>();
-    for (const call of batch.modelCalls) {
-      merged.set(call.call_key, mergeModelCall(db, call));
-      counts.model_calls++;
-    }
-    countModelCalls(db, merged, hasTranscript, priceOf);
-    for (const call of batch.toolCalls) {
-      mergeToolCall(db, call, hasTranscript);
-      counts.tool_calls++;
-    }
-    for (const error of batch.apiErrors) {
-      if (insertApiError(db, error)) counts.api_errors++;
-    }
+    const counts = noCounts();
+    const hasTranscript = transcriptCheck(db);
+    for (const part of parts) storePart(db, part, priceOf, hasTranscript, counts);
     return counts;
   });
+}
+
+/**
+ * Stores the prepared parts of one export, letting other writers in between parts: they go
+ * into one transaction while no other thread or process waits to write; when one does, the
+ * transaction commits after the current part, the waiting writers take their turn, and the
+ * rest follows in a new transaction. A hook then waits for one part, never for a whole
+ * export. Each transaction is whole (a failure leaves the parts committed before it, which a
+ * resent export merges into without counting anything twice).
+ */
+export async function storeTelemetryPartsTakingTurns(
+  db: DatabaseSync,
+  parts: readonly PreparedTelemetryPart[],
+  priceOf: TelemetryPricing,
+): Promise<TelemetryWriteCounts> {
+  const counts = noCounts();
+  let next = 0;
+  while (next < parts.length) {
+    transaction(db, () => {
+      // A transcript stored between two transactions changes the answer: asked afresh.
+      const hasTranscript = transcriptCheck(db);
+      do {
+        storePart(db, parts[next++], priceOf, hasTranscript, counts);
+      } while (next < parts.length && !writersWaiting(db));
+    });
+    if (next < parts.length) await letWaitingWritersIn(db);
+  }
+  return counts;
+}
+
+function noCounts(): TelemetryWriteCounts {
+  return {
+    spans: 0,
+    logs: 0,
+    metric_points: 0,
+    model_calls: 0,
+    tool_calls: 0,
+    api_errors: 0,
+    sessions: [],
+  };
+}
+
+/** Whether each session has a transcript, asked once per transaction. */
+function transcriptCheck(db: DatabaseSync): (sessionId: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (sessionId) => {
+    let found = known.get(sessionId);
+    if (found === undefined) {
+      found = sessionHasTranscript(db, sessionId);
+      known.set(sessionId, found);
+    }
+    return found;
+  };
+}
+
+/** Stores one part, inside a transaction, adding what it stored to `counts`. */
+function storePart(
+  db: DatabaseSync,
+  part: PreparedTelemetryPart,
+  priceOf: TelemetryPricing,
+  hasTranscript: (sessionId: string) => boolean,
+  counts: TelemetryWriteCounts,
+): void {
+  const signals = insertSignalRows(db, part.signals);
+  counts.spans += signals.spans;
+  counts.logs += signals.logs;
+  counts.metric_points += signals.metric_points;
+  for (const session of part.sessions) {
+    upsertSession(db, session);
+    counts.sessions.push(session.session_id);
+  }
+  counts.model_calls += storeModelCalls(db, part.modelCalls, hasTranscript, priceOf);
+  counts.tool_calls += storeToolCalls(db, part.toolCalls, hasTranscript);
+  for (const error of part.apiErrors) {
+    if (insertApiError(db, error)) counts.api_errors++;
+  }
 }
 
 /**

@@ -11,57 +11,118 @@ import type { ToolCallInput } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../database.ts";
 import { numberColumn, RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
-import { fieldValues, mergeStatements } from "./call_merge.ts";
+import {
+  callTable,
+  columnIndex,
+  mergeCalls,
+  prepareCalls,
+  type PreparedCalls,
+  SESSION,
+  writeCalls,
+} from "./call_merge.ts";
 import { type PercentileRow, percentiles, type TelemetryWindow, windowRows } from "./window.ts";
 
-const TOOL_CALL_FIELDS = [
-  "tool_name",
-  "tool_use_id",
-  "prompt_id",
-  "duration_ms",
-  "success",
-  "error_type",
-  "error",
-  "decision",
-  "decision_source",
-  "trace_id",
-  "span_id",
-  "user_id",
-  "host_name",
-] as const;
+/** A stored tool call, every column. */
+type ToolCallRow = {
+  call_key: string;
+  agent: string;
+  session_id: string;
+  ts: number;
+  tool_name: string | null;
+  tool_use_id: string | null;
+  prompt_id: string | null;
+  duration_ms: number | null;
+  success: number | null;
+  error_type: string | null;
+  error: string | null;
+  decision: string | null;
+  decision_source: string | null;
+  trace_id: string | null;
+  span_id: string | null;
+  user_id: string | null;
+  host_name: string | null;
+  counted: number;
+};
 
-/** The upserts of a tool call record, by authority. */
-const MERGE_TOOL_CALL = mergeStatements("telemetry_tool_calls", TOOL_CALL_FIELDS);
+/** The merged tool calls: what a record carries, then whether its session counts it. */
+const TOOL_CALLS = callTable<ToolCallInput, ToolCallRow>(
+  "telemetry_tool_calls",
+  [
+    "tool_name",
+    "tool_use_id",
+    "prompt_id",
+    "duration_ms",
+    "success",
+    "error_type",
+    "error",
+    "decision",
+    "decision_source",
+    "trace_id",
+    "span_id",
+    "user_id",
+    "host_name",
+  ],
+  [["counted", 0]],
+  "latest",
+  new RowReader<ToolCallRow>("tool call", {
+    call_key: "text",
+    agent: "text",
+    session_id: "text",
+    ts: "number",
+    tool_name: "text?",
+    tool_use_id: "text?",
+    prompt_id: "text?",
+    duration_ms: "number?",
+    success: "number?",
+    error_type: "text?",
+    error: "text?",
+    decision: "text?",
+    decision_source: "text?",
+    trace_id: "text?",
+    span_id: "text?",
+    user_id: "text?",
+    host_name: "text?",
+    counted: "number",
+  }),
+);
 
-const MERGED_TOOL_CALL = new RowReader<{ session_id: string; counted: number }>("tool call", {
-  session_id: "text",
-  counted: "number",
-});
+const COUNTED = columnIndex(TOOL_CALLS, "counted");
+
+/** One part's tool call records, merged among themselves. */
+export type PreparedToolCalls = PreparedCalls<ToolCallInput, ToolCallRow>;
+
+/** Merges one part's tool call records among themselves (no store needed). */
+export function prepareToolCalls(records: readonly ToolCallInput[]): PreparedToolCalls {
+  return prepareCalls(TOOL_CALLS, records);
+}
 
 /**
- * Merges a tool call record; the first record of a call in a session no transcript was read
- * of counts it in the session's tool calls.
+ * Merges and stores a part's tool call records; a call no transcript of its session counts
+ * yet is counted in its session's tool calls (one statement per session). Answers how many
+ * records were merged.
  */
-export function mergeToolCall(
+export function storeToolCalls(
   db: DatabaseSync,
-  call: ToolCallInput,
+  calls: PreparedToolCalls,
   hasTranscript: (sessionId: string) => boolean,
-): void {
-  const row = MERGED_TOOL_CALL.one(
-    prepared(db, MERGE_TOOL_CALL[call.authority]).get(
-      call.call_key,
-      call.agent,
-      call.session_id,
-      call.ts,
-      ...fieldValues(call, TOOL_CALL_FIELDS),
-    ),
+): number {
+  if (calls.records.length === 0) return 0;
+  const merged = mergeCalls(db, calls);
+  const added = new Map<string, number>();
+  for (const row of merged.rows.values()) {
+    const sessionId = String(row[SESSION]);
+    if (row[COUNTED] === 1 || hasTranscript(sessionId)) continue;
+    // No transcript of this session was read: the call is known from telemetry alone.
+    row[COUNTED] = 1;
+    added.set(sessionId, (added.get(sessionId) ?? 0) + 1);
+  }
+  writeCalls(db, merged);
+  const count = prepared(
+    db,
+    "UPDATE sessions SET tool_calls = tool_calls + ? WHERE session_id = ?",
   );
-  if (row.counted === 1 || hasTranscript(row.session_id)) return;
-  // No transcript of this session was read: the call is known from telemetry alone.
-  prepared(db, "UPDATE sessions SET tool_calls = tool_calls + 1 WHERE session_id = ?")
-    .run(row.session_id);
-  prepared(db, "UPDATE telemetry_tool_calls SET counted = 1 WHERE call_key = ?")
-    .run(call.call_key);
+  for (const [sessionId, n] of added) count.run(n, sessionId);
+  return calls.records.length;
 }
 
 /** One tool's figures in a window. */

@@ -1,0 +1,215 @@
+/**
+ * OTLP intake off `serve`'s main thread: a few workers
+ * (telemetry_intake_worker.ts), each decoding, mapping and storing one export at
+ * a time on its own store connection. The main thread only reads request
+ * bodies and hands them over (moved, not copied), so it stays free for
+ * hooks; a hook's write waits for one part of an export being stored
+ * (a few milliseconds), never for the whole export; and with two workers
+ * one export is decoded and mapped on one core while another is stored.
+ *
+ * Exports are given to the first idle worker, in the order they came; when
+ * every worker is busy they wait their turn here.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import { startModuleWorker } from "../core/module_worker.ts";
+import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
+import { OtlpBadData } from "../agent/otlp/otlp_errors.ts";
+import type { OtlpIntakeResult } from "../agent/otlp/otlp_intake.ts";
+import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
+import type { ModelPrice } from "../agent/usage/pricing.ts";
+import type {
+  OtlpWorkerExport,
+  OtlpWorkerReply,
+  OtlpWorkerRequest,
+} from "./telemetry_intake_worker.ts";
+
+/** What the pool's workers need. */
+export interface OtlpIntakePoolOptions {
+  /** The store file. */
+  database: string;
+  /** The data home (store damage met by a worker is recorded there). */
+  home: string;
+  /** The user's price overrides. */
+  prices?: Readonly<Record<string, ModelPrice>>;
+  /** Whether the workers' connections run checkpoints themselves (false beside a checkpointer). */
+  checkpoints: boolean;
+  /** How many workers (default 2: one stores while the other decodes). */
+  workers?: number;
+}
+
+interface Pending {
+  request: Omit<OtlpWorkerExport, "seq"> & { body: Uint8Array<ArrayBuffer> };
+  resolve: (result: OtlpIntakeResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Its id in the store turn. */
+  id: number;
+  /** The export it is taking. */
+  busy?: { seq: number; pending: Pending };
+}
+
+/** Workers that take OTLP exports. */
+export class OtlpIntakePool {
+  #slots: Slot[] = [];
+  #queue: Pending[] = [];
+  #seq = 0;
+  #stopped = false;
+  #options: OtlpIntakePoolOptions;
+  /** The store turn the workers share (see `OtlpWorkerSetup.turn`). */
+  #turn = new Int32Array(new SharedArrayBuffer(4));
+  #ids = 0;
+
+  /**
+   * Starts the workers; throws a `VantageError` (`unavailable`) when this process may not
+   * read their module, so the caller can take exports on its own thread instead.
+   */
+  constructor(options: OtlpIntakePoolOptions) {
+    this.#options = options;
+    const count = Math.max(1, options.workers ?? 2);
+    try {
+      for (let i = 0; i < count; i++) this.#slots.push(this.#start());
+    } catch (error) {
+      for (const slot of this.#slots) slot.worker.terminate();
+      throw error;
+    }
+  }
+
+  #start(): Slot {
+    const worker = startModuleWorker(
+      new URL("./telemetry_intake_worker.ts", import.meta.url),
+      "OTLP intake",
+    );
+    const slot: Slot = { worker, id: ++this.#ids };
+    worker.onmessage = (event: MessageEvent<OtlpWorkerReply>) => this.#answer(slot, event.data);
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      this.#lost(slot, `the OTLP intake worker failed: ${event.message}`);
+    };
+    this.#post(worker, {
+      type: "setup",
+      database: this.#options.database,
+      home: this.#options.home,
+      ...(this.#options.prices !== undefined ? { prices: this.#options.prices } : {}),
+      checkpoints: this.#options.checkpoints,
+      turn: this.#turn,
+      id: slot.id,
+    });
+    return slot;
+  }
+
+  #post(worker: Worker, request: OtlpWorkerRequest, transfer: Transferable[] = []): void {
+    worker.postMessage(request, transfer);
+  }
+
+  /**
+   * Decodes, maps and stores one export on a worker. Rejects with `OtlpBadData` when the body
+   * is not the signal's export request (nothing of it is stored).
+   */
+  take(signal: OtlpSignal, body: Uint8Array, encoding: OtlpEncoding): Promise<OtlpIntakeResult> {
+    if (this.#stopped) {
+      return Promise.reject(new VantageError("unavailable", "the OTLP intake is stopping"));
+    }
+    if (this.#slots.length === 0) {
+      return Promise.reject(
+        new VantageError("unavailable", "no OTLP intake worker could be started again"),
+      );
+    }
+    // Moved to the worker: a body that shares its buffer with anything else is copied first.
+    const own = body.buffer instanceof ArrayBuffer && body.byteOffset === 0 &&
+        body.byteLength === body.buffer.byteLength
+      ? body as Uint8Array<ArrayBuffer>
+      : new Uint8Array(body);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({
+        request: { type: "export", signal, body: own, encoding },
+        resolve,
+        reject,
+      });
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (this.#queue.length === 0) return;
+      if (slot.busy !== undefined) continue;
+      const pending = this.#queue.shift()!;
+      const seq = this.#seq++;
+      slot.busy = { seq, pending };
+      this.#post(slot.worker, { ...pending.request, seq }, [pending.request.body.buffer]);
+    }
+  }
+
+  #answer(slot: Slot, reply: OtlpWorkerReply): void {
+    if (reply.type === "stopped") return;
+    const busy = slot.busy;
+    if (busy === undefined || busy.seq !== reply.seq) return;
+    slot.busy = undefined;
+    if (reply.type === "taken") busy.pending.resolve(reply.result);
+    else if (reply.badData) busy.pending.reject(new OtlpBadData(reply.message));
+    else busy.pending.reject(new VantageError("internal_error", reply.message));
+    this.#dispatch();
+  }
+
+  /** A worker that died: its export fails, and a new worker takes its place. */
+  #lost(slot: Slot, message: string): void {
+    slot.worker.terminate();
+    // A worker that died storing leaves the turn to the others.
+    if (Atomics.compareExchange(this.#turn, 0, slot.id, 0) === slot.id) {
+      Atomics.notify(this.#turn, 0);
+    }
+    const busy = slot.busy;
+    slot.busy = undefined;
+    busy?.pending.reject(new VantageError("internal_error", message));
+    if (this.#stopped) return;
+    const index = this.#slots.indexOf(slot);
+    try {
+      this.#slots[index] = this.#start();
+    } catch (error) {
+      // Cannot start another: the others carry on (or every export waiting fails).
+      this.#slots.splice(index, 1);
+      if (this.#slots.length === 0) {
+        for (const pending of this.#queue.splice(0)) {
+          pending.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    }
+    this.#dispatch();
+  }
+
+  /**
+   * Stops taking exports: those waiting fail, those being stored finish, then each worker
+   * closes its store connection and ends (at most `timeoutMs` later).
+   */
+  async stop(timeoutMs = 5_000): Promise<void> {
+    this.#stopped = true;
+    for (const pending of this.#queue.splice(0)) {
+      pending.reject(new VantageError("unavailable", "the OTLP intake stopped"));
+    }
+    await Promise.all(this.#slots.map((slot) =>
+      new Promise<void>((resolve) => {
+        const finish = () => {
+          clearTimeout(timer);
+          slot.worker.terminate();
+          const busy = slot.busy;
+          slot.busy = undefined;
+          busy?.pending.reject(new VantageError("unavailable", "the OTLP intake stopped"));
+          resolve();
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        const answer = slot.worker.onmessage;
+        slot.worker.onmessage = (event: MessageEvent<OtlpWorkerReply>) => {
+          answer?.call(slot.worker, event);
+          if (event.data.type === "stopped") finish();
+        };
+        // The worker takes messages in order: it stops after the export it is taking.
+        this.#post(slot.worker, { type: "stop" });
+      })
+    ));
+  }
+}
