@@ -14,11 +14,25 @@ export const KNOWN_SCOPES: readonly string[] = [
   "docs:read",
   "docs:write",
   "session:write",
+  "admin",
   "net",
 ];
 
-/** The scopes a local caller gets when none are given: everything but network access. */
+/**
+ * The scopes a local caller gets when none are given: everything but network access. Whoever
+ * runs Vantage on their own data home owns it, so `admin` (managing a team server's people)
+ * is among them; a person calling a team server gets {@linkcode ROLE_SCOPES} instead.
+ */
 export const DEFAULT_SCOPES: readonly string[] = KNOWN_SCOPES.filter((scope) => scope !== "net");
+
+/**
+ * What a person's token grants on a team server, by role: a member reads everything and
+ * writes (their own data: operations refuse another person's); an admin also manages people.
+ */
+export const ROLE_SCOPES: Readonly<Record<"member" | "admin", readonly string[]>> = {
+  member: DEFAULT_SCOPES.filter((scope) => scope !== "admin"),
+  admin: DEFAULT_SCOPES,
+};
 
 /**
  * Parses a comma-separated scope list, refusing unknown scopes and lists that
