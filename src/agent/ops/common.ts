@@ -62,6 +62,11 @@ export const agentSourceSchema: z.ZodOptional<z.ZodString> = z.string()
   .optional()
   .describe('"" = all; aliases (cc, me) ok');
 
+/** The `person` filter of the session listings: one person's sessions on a team server. */
+export const personFilterSchema: z.ZodOptional<z.ZodString> = z.string().min(1).max(64)
+  .optional()
+  .describe("Team mode: only this person's sessions");
+
 /** How an `agent_source` argument resolved. */
 export interface AgentFilter {
   /** The normalized argument, echoed back. */
