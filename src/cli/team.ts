@@ -7,6 +7,7 @@
  */
 import { VantageError } from "../core/errors.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
+import { ROLE_SCOPES } from "../ops/scopes.ts";
 import { OUTPUT_FLAGS, runDocsOperation } from "./docs_common.ts";
 
 interface PersonEntry {
@@ -33,7 +34,7 @@ reads it on every request, so no restart is needed).
 Options:
   --admin         With add-user: the admin role (may manage people)
   --replace       With add-user: replace NAME's valid token (it stops working)
-  --scopes LIST   Scopes to act with (default: every local scope)
+  --scopes LIST   Scopes to act with (default: the local ones and admin)
   --json          Print the operation's result as JSON`;
 
 /** The `team` command. */
@@ -70,6 +71,8 @@ export const command: Command = {
         throw new VantageError("invalid_arguments", `--${flag} goes with add-user only`);
       }
     }
+    // The data home's owner acting as its admin, unless --scopes says otherwise.
+    const scopes = values.scopes ?? ROLE_SCOPES.admin.join(",");
     const json = (result: unknown): number => {
       writeStdout(JSON.stringify(result, null, 2) + "\n");
       return 0;
@@ -78,7 +81,7 @@ export const command: Command = {
       const result = await runDocsOperation(
         "team.add_user",
         { name, admin: values.admin === true, replace: values.replace === true },
-        values.scopes,
+        scopes,
       );
       if (values.json === true) return json(result);
       const person = result.person as PersonEntry;
@@ -90,13 +93,13 @@ export const command: Command = {
       return 0;
     }
     if (action === "revoke") {
-      const result = await runDocsOperation("team.revoke_user", { name }, values.scopes);
+      const result = await runDocsOperation("team.revoke_user", { name }, scopes);
       if (values.json === true) return json(result);
       const person = result.person as PersonEntry;
       writeStdout(`revoked ${person.name}'s token (at ${person.revoked_at})\n`);
       return 0;
     }
-    const result = await runDocsOperation("team.list_users", {}, values.scopes);
+    const result = await runDocsOperation("team.list_users", {}, scopes);
     if (values.json === true) return json(result);
     const people = result.people as PersonEntry[];
     if (people.length === 0) {

@@ -11,7 +11,7 @@ import { excerpt, hasControlCharacter, NAME_MAX_CHARS, QUERY_MAX_CHARS } from ".
 import type { Catalog } from "../ops/catalog.ts";
 import { executeOperation, type ExecuteResponse, failureOf } from "../ops/executor.ts";
 import type { Caller } from "../ops/operation.ts";
-import { DEFAULT_SCOPES, ROLE_SCOPES } from "../ops/scopes.ts";
+import { ROLE_SCOPES, SERVE_SCOPES } from "../ops/scopes.ts";
 import type { Services } from "../ops/services.ts";
 import { requestPerson } from "./auth.ts";
 import type { OpsAccess } from "./context.ts";
@@ -48,7 +48,7 @@ export function availableOps(ops: OpsAccess | undefined): OpsAccess {
  * and the person, when a person's token sent it.
  */
 export function opsCaller(ops: OpsAccess, { request, url }: RouteContext): Caller {
-  const granted = ops.scopes ?? DEFAULT_SCOPES;
+  const granted = ops.scopes ?? SERVE_SCOPES;
   const person = requestPerson(request);
   if (person === undefined) return callerFromRequest(request, url, granted);
   const role = ROLE_SCOPES[person.role];

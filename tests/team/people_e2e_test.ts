@@ -312,6 +312,10 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
       });
       assert.equal(cli.code, 3, cli.stderr);
       assert.match(cli.stderr, /admin/);
+      // admin is asked for by name: a caller with the default grant (an agent's) lacks it.
+      const call = await runVantage(["call", "team.list_users", "{}"], { env: serverHome.env });
+      assert.equal(call.code, 3, call.stderr);
+      assert.match(call.stderr, /admin/);
       const admin = await callOp(running, cy.token, "team.list_users", {});
       assert.equal(admin.status, 200, JSON.stringify(admin.body));
       assert.deepEqual(

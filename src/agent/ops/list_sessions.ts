@@ -68,7 +68,7 @@ export const listSessionsOperation: Operation = defineOperation({
   id: "agent.list_sessions",
   title: "List sessions",
   description:
-    "List agent sessions across projects, newest first. Filtered by agent, time window, cost, open anomalies and person; sub-agent runs nest under their parent.",
+    "List agent sessions across projects, newest first, filtered by agent, time window, cost, open anomalies or person; sub-agents nest under their parent.",
   input: z.object({
     agent_source: agentSourceSchema,
     // Bounded: it becomes a LIKE pattern, which SQLite refuses past 50,000 bytes.
@@ -79,7 +79,7 @@ export const listSessionsOperation: Operation = defineOperation({
     until_min: untilMinSchema,
     min_cost_usd: z.number().min(0).optional().describe("Only sessions costing at least this"),
     has_anomalies: z.boolean().optional().describe(
-      "true: only with open anomalies; false: only without",
+      "true: with open anomalies; false: without",
     ),
     person: personFilterSchema,
     limit: clampedInt(1, 200).default(50).describe("Sessions per page"),

@@ -27,7 +27,6 @@ import {
   agentSourceSchema,
   clamp,
   iso,
-  personFilterSchema,
   READ_ONLY,
   resolveAgentFilter,
   resolveProject,
@@ -103,7 +102,6 @@ export const searchSessionsOperation: Operation = defineOperation({
     since_min: clampedInt(1, 5_256_000).default(10_080).describe("Lookback, minutes"),
     limit: clampedInt(1, 10).default(5).describe("Sessions"),
     snippet_limit: clampedInt(1, 10).default(3).describe("Snippets per session"),
-    person: personFilterSchema,
   }),
   output: z.object({
     query: z.string(),
@@ -128,13 +126,12 @@ export const searchSessionsOperation: Operation = defineOperation({
     const limit = clamp(input.limit, 1, 10, 5);
     const snippetLimit = clamp(input.snippet_limit, 1, 10, 3);
     // Scope first: a busy unrelated project must not fill the candidates and blank this one.
-    const unscoped = project.all && filter.agents === undefined && input.person === undefined;
+    const unscoped = project.all && filter.agents === undefined;
     const scope = unscoped ? [] : listSessions(ctx.db, {
       projectPrefix: project.prefix,
       projectName: project.name,
       agents: filter.agents,
       since,
-      person: input.person,
       limit: SCOPE_CAP + 1,
     });
     const scopeTruncated = scope.length > SCOPE_CAP;
