@@ -24,6 +24,7 @@ const LEVEL: Readonly<Record<string, number>> = {
   agent: 3,
   perception: 3,
   docs: 3,
+  team: 3,
   ops: 4,
   server: 5,
   // Surfaces, outermost last: the CLI starts everything, HTTP mounts MCP and the dashboard,
@@ -35,7 +36,7 @@ const LEVEL: Readonly<Record<string, number>> = {
   cli: 8,
 };
 
-const FEATURES = new Set(["agent", "perception", "docs"]);
+const FEATURES = new Set(["agent", "perception", "docs", "team"]);
 const SURFACES = new Set(["mcp", "http", "install", "cli"]);
 
 /**
@@ -49,6 +50,7 @@ const OPERATION_CONTRACT = new Set([
   "src/ops/service_keys.ts",
   "src/ops/naming.ts",
   "src/ops/clamped.ts",
+  "src/ops/caller_person.ts",
 ]);
 
 /** Imports that bypass a face on purpose, by why. */

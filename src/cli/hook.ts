@@ -29,6 +29,21 @@ export function parseHookFlags(args: string[]): { agent?: string; event?: string
   return flags;
 }
 
+/**
+ * The machine the hook runs on, which a team server records with each event: `VANTAGE_HOSTNAME`
+ * when set, else the system's host name; undefined when neither can be read (the hook's
+ * permissions lack `--allow-sys=hostname`, say), and the event is stored without a host.
+ */
+function hostName(): string | undefined {
+  const given = readEnv("VANTAGE_HOSTNAME");
+  if (given !== undefined && given.trim() !== "") return given.trim();
+  try {
+    return Deno.hostname();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Largest payload the hook reads (anything bigger is not a hook payload). */
 const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 
@@ -40,7 +55,9 @@ export const command: Command = {
     `Usage: vantage hook --agent claude-code|codex|copilot-cli|openclaw [--event NAME] < payload.json
 
 Reads one hook payload on stdin and hands it to the running server
-(VANTAGE_URL, or http://127.0.0.1:VANTAGE_PORT). If the server does not
+(VANTAGE_URL, or http://127.0.0.1:VANTAGE_PORT) with VANTAGE_TOKEN (on a
+team server, your own) and this machine's name (VANTAGE_HOSTNAME, else the
+system's host name). If the server does not
 answer in time (VANTAGE_HOOK_TIMEOUT_MS, default 300) the payload waits in
 the spool and is stored when the server next starts. Prints the server's
 context answer for the agent, if any. Always exits 0.`,
@@ -74,6 +91,7 @@ context answer for the agent, if any. Always exits 0.`,
         payload,
         serverUrl: serverUrl(),
         token: readEnv("VANTAGE_TOKEN"),
+        host: hostName(),
         timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 300,
         spoolPath: resolvePaths().spool,
       });

@@ -86,6 +86,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./project.ts")).command,
   },
   {
+    name: "team",
+    summary: "Manage a team server's people: add-user NAME [--admin], revoke NAME, list",
+    load: async () => (await import("./team.ts")).command,
+  },
+  {
     name: "call",
     summary: "Run one operation: vantage call <operation_id> '<json>'",
     load: async () => (await import("./call.ts")).command,

@@ -10,6 +10,9 @@ import { createHandler } from "../http/handler.ts";
 import { loadOrCreateToken } from "../http/token.ts";
 import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
+import { DATABASE } from "../ops/service_keys.ts";
+import { sqliteTeamStore } from "../store/team/team_store.ts";
+import { PersonTokens } from "../team/mod.ts";
 import { startVantageServer } from "../server/vantage_server.ts";
 import { type Command, parseFlags } from "./command.ts";
 
@@ -27,7 +30,8 @@ SIGTERM after closing live streams and finishing in-flight writes.
 Options:
   --host H      Bind address (default 127.0.0.1; anything else needs the token)
   --port P      Port (default VANTAGE_PORT or 14300; 0 picks a free port)
-  --token T     Bearer token (default VANTAGE_TOKEN, else generated into the data home)
+  --token T     Bearer token (default VANTAGE_TOKEN, else generated into the data home);
+                the tokens of people added with 'vantage team add-user' work too
   --no-tail     Do not read agent transcripts
   -h, --help    Show this help`,
   async run(args) {
@@ -76,7 +80,13 @@ Options:
         // health.
         handler: (daemon) =>
           createHandler({
-            guard: { bindHost: host, port, token },
+            // A team server's people: their tokens act as them, checked against the store.
+            guard: {
+              bindHost: host,
+              port,
+              token,
+              people: new PersonTokens(sqliteTeamStore(daemon.services.get(DATABASE))),
+            },
             hooks: daemon.hooks,
             otlp: daemon.telemetry,
             ops: {

@@ -84,6 +84,8 @@ export function permissionFlags(
     flags.push("--allow-net=127.0.0.1,localhost");
   }
   flags.push("--allow-env=HOME,VANTAGE_*");
+  // The hook names the machine it runs on to the server, which records it with each event.
+  if (profile === "hook") flags.push("--allow-sys=hostname");
   // git for the server's sensors; the runtime itself for the hook (which starts the server when
   // none answers) and for exec_query (whose query processes are this runtime).
   const self = Deno.execPath();

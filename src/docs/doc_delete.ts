@@ -42,6 +42,11 @@ export interface DeleteRequest {
   collection?: string;
   /** Report what would be deleted without deleting. */
   dryRun: boolean;
+  /**
+   * Throws for a document the caller may not change (deleted, or taken out of the
+   * collection): nothing is then deleted, and a dry run reports the refusal too.
+   */
+  mayChange?: (row: DocumentRow) => void;
 }
 
 /** The outcome of a delete. */
@@ -102,7 +107,15 @@ export function deleteDocuments(db: DatabaseSync, request: DeleteRequest): Delet
     chunks_freed: 0,
     bytes_freed: 0,
   };
+  const check = (selection: Selection) => {
+    if (request.mayChange === undefined) return;
+    for (const row of selection.rows) request.mayChange(row);
+    for (const row of documentsByIds(db, selection.kept.map((doc) => doc.id))) {
+      request.mayChange(row);
+    }
+  };
   const describe = (selection: Selection) => {
+    check(selection);
     const rows = [...selection.rows].sort((a, b) => a.id - b.id);
     report.deleted = rows.length;
     report.documents = rows.map((row) => ({ id: row.id, hash: row.hash, path: row.path }));

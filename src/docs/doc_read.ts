@@ -50,6 +50,8 @@ export interface DocumentInfo {
   session_id: string | null;
   /** URL it was downloaded from. */
   source_url: string | null;
+  /** Team mode: the person who added it (absent: the server's owner). */
+  person?: string;
   /** False for an older version of its path. */
   latest: boolean;
   /** Tags. */
@@ -60,7 +62,7 @@ export interface DocumentInfo {
 
 /** Describes a document row, with its collections, tags and metadata. */
 export function describeDocument(db: DatabaseSync, row: DocumentRow): DocumentInfo {
-  return {
+  const info: DocumentInfo = {
     id: row.id,
     hash: row.hash,
     name: row.name,
@@ -80,6 +82,8 @@ export function describeDocument(db: DatabaseSync, row: DocumentRow): DocumentIn
     tags: tagsOf(db, row.id),
     metadata: metadataOf(db, row.id),
   };
+  if (row.person !== null) info.person = row.person;
+  return info;
 }
 
 /** How a caller names one document. */

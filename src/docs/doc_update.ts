@@ -8,7 +8,13 @@
 import { VantageError } from "../core/errors.ts";
 import { type DatabaseSync, transaction } from "../store/database.ts";
 import { addToCollection, removeFromCollection } from "../store/docs/collections.ts";
-import { addTags, removeMetadata, removeTags, setMetadata } from "../store/docs/documents.ts";
+import {
+  addTags,
+  type DocumentRow,
+  removeMetadata,
+  removeTags,
+  setMetadata,
+} from "../store/docs/documents.ts";
 import { bumpCounter } from "../store/docs/state.ts";
 import { type DocumentSelector, findDocuments } from "./doc_read.ts";
 
@@ -28,6 +34,8 @@ export interface UpdateRequest {
   collections?: readonly string[];
   /** Collections to take them out of (they stay stored; see `docs.delete` to delete). */
   removeCollections?: readonly string[];
+  /** Throws for a matched document the caller may not change (nothing is then changed). */
+  mayChange?: (row: DocumentRow) => void;
 }
 
 /** The outcome of an update. */
@@ -80,6 +88,7 @@ export function updateDocuments(db: DatabaseSync, request: UpdateRequest): Updat
       details: { ...request.selector },
     });
   }
+  for (const row of rows) request.mayChange?.(row);
   transaction(db, () => {
     for (const row of rows) {
       if (request.tags !== undefined) addTags(db, row.id, request.tags);

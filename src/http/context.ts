@@ -29,7 +29,7 @@ export interface OpsAccess {
   catalog: Catalog;
   /** Services the operations use. */
   services: Services;
-  /** Scopes granted to HTTP callers (default: the local defaults, everything but `net`). */
+  /** Scopes granted to the server's owner over HTTP (default: everything but `net`). */
   scopes?: readonly string[];
   /** Largest request body, bytes (default 1 MiB). */
   bodyLimit?: number;

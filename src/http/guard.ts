@@ -17,8 +17,15 @@
  * @module
  */
 import { excerpt } from "../core/limits.ts";
+import type { TokenHolder } from "../team/mod.ts";
 import { HttpError } from "./responses.ts";
 import type { Middleware } from "./router.ts";
+
+/** Who holds a person token: the team's people (serve's is `PersonTokens` over its store). */
+export interface PeopleDirectory {
+  /** The holder of `token`. */
+  holderOf(token: string): TokenHolder;
+}
 
 /** What the guard allows. */
 export interface GuardOptions {
@@ -28,6 +35,8 @@ export interface GuardOptions {
   port: number;
   /** The bearer token; required off loopback, always accepted. */
   token?: string;
+  /** A team server's people: their tokens are accepted too, each as its person. */
+  people?: PeopleDirectory;
   /** Further host names that may be used to reach the server. */
   extraHosts?: readonly string[];
 }

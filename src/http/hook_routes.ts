@@ -2,13 +2,16 @@
  * `POST /api/hooks`: one hook delivery, its payload handed on as sent (the
  * intake parses it once). The envelope rides in headers: the agent
  * (`X-Vantage-Agent` or `?agent=`), the delivery id, the event name the hook
- * was registered under and when the hook received the payload.
+ * was registered under, when the hook received the payload, and the host it
+ * ran on (`X-Vantage-Host`). Who sent it is the token's: a team server's
+ * person, or nobody (the server's owner).
  *
  * @module
  */
 import { EPOCH_MS_RANGE, excerpt, NAME_MAX_CHARS, plausibleEpochMs } from "../core/limits.ts";
 import { DELIVERY_ID_MAX_CHARS, type HookDelivery } from "../agent/mod.ts";
 import { AGENT_NAMES, parseAgentName } from "../model/agent_records.ts";
+import { requestPerson } from "./auth.ts";
 import type { HookSink } from "./context.ts";
 import { boundedParam, readParam } from "./params.ts";
 import { HttpError, json, readBodyText, requireJson } from "./responses.ts";
@@ -85,6 +88,14 @@ async function takeHook({ request, url }: RouteContext, hooks: HookSink): Promis
     payload: await readBodyText(request, hooks.bodyLimit ?? HOOK_BODY_LIMIT),
   };
   if (event !== undefined) delivery.event = event;
+  const host = boundedParam(
+    readParam(request, url, { header: "X-Vantage-Host" }),
+    NAME_MAX_CHARS,
+    "a host name",
+  );
+  if (host !== undefined) delivery.host = host;
+  const person = requestPerson(request);
+  if (person !== undefined) delivery.person = person.name;
   const result = await hooks.take(delivery);
   if (!result.stored && !result.duplicate) {
     throw new HttpError("invalid_arguments", result.reason, 422);

@@ -30,9 +30,15 @@ export const SCOPES_MAX_CHARS = 1024;
  * Builds the caller of a request. A scope list in the header must be a
  * subset of `granted`: asking for more than the server grants is refused
  * with 403 rather than silently trimmed, so a client learns why an operation
- * is missing.
+ * is missing. `grantee` names whom the server grants `granted` in that
+ * message (a team server's person gets their role's scopes).
  */
-export function callerFromRequest(request: Request, url: URL, granted: readonly string[]): Caller {
+export function callerFromRequest(
+  request: Request,
+  url: URL,
+  granted: readonly string[],
+  grantee = "HTTP callers",
+): Caller {
   let scopes = [...granted];
   const asked = request.headers.get(SCOPES_HEADER);
   if (asked !== null && asked.length > SCOPES_MAX_CHARS) {
@@ -60,7 +66,7 @@ export function callerFromRequest(request: Request, url: URL, granted: readonly 
         "forbidden",
         `${SCOPES_HEADER} asks for ${
           refused.join(", ")
-        }, which this server does not grant HTTP callers (granted: ${granted.join(", ")})`,
+        }, which this server does not grant ${grantee} (granted: ${granted.join(", ")})`,
       );
     }
     scopes = wanted.filter((scope) => scopeGranted(granted, scope));

@@ -11,8 +11,9 @@ import { excerpt, hasControlCharacter, NAME_MAX_CHARS, QUERY_MAX_CHARS } from ".
 import type { Catalog } from "../ops/catalog.ts";
 import { executeOperation, type ExecuteResponse, failureOf } from "../ops/executor.ts";
 import type { Caller } from "../ops/operation.ts";
-import { DEFAULT_SCOPES } from "../ops/scopes.ts";
+import { ROLE_SCOPES, SERVE_SCOPES } from "../ops/scopes.ts";
 import type { Services } from "../ops/services.ts";
+import { requestPerson } from "./auth.ts";
 import type { OpsAccess } from "./context.ts";
 import { callerFromRequest } from "./http_caller.ts";
 import { boundedParam, readParam } from "./params.ts";
@@ -41,9 +42,24 @@ export function availableOps(ops: OpsAccess | undefined): OpsAccess {
   return ops;
 }
 
-/** The caller of a request to the catalog: the scopes `ops` grants, narrowed by the request. */
+/**
+ * The caller of a request to the catalog: the scopes `ops` grants — to a
+ * person, only those of their role among them — narrowed by the request,
+ * and the person, when a person's token sent it.
+ */
 export function opsCaller(ops: OpsAccess, { request, url }: RouteContext): Caller {
-  return callerFromRequest(request, url, ops.scopes ?? DEFAULT_SCOPES);
+  const granted = ops.scopes ?? SERVE_SCOPES;
+  const person = requestPerson(request);
+  if (person === undefined) return callerFromRequest(request, url, granted);
+  const role = ROLE_SCOPES[person.role];
+  const caller = callerFromRequest(
+    request,
+    url,
+    granted.filter((scope) => role.includes(scope)),
+    `${person.name} (${person.role})`,
+  );
+  caller.person = person;
+  return caller;
 }
 
 /**

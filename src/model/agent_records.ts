@@ -137,6 +137,10 @@ export interface HookEvent {
   agent_type?: string;
   /** The original payload object (after secret redaction, when enabled). */
   raw: JsonObject;
+  /** Team mode: the person whose token sent the hook; absent for the server's owner. */
+  person?: string;
+  /** The machine the hook ran on, as the hook said (`X-Vantage-Host`). */
+  host?: string;
 }
 
 /** Result of {@link normalizeHookPayload}-style functions: never an exception. */

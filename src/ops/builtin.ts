@@ -10,10 +10,11 @@ import { dexCassette } from "./dex/cassette.ts";
 import { docsCassette, docSessionCassette } from "../docs/mod.ts";
 import type { OperationNaming } from "./naming.ts";
 import type { Cassette } from "./operation.ts";
+import { teamCassette } from "../team/mod.ts";
 
 /** Every built-in cassette, in listing order. */
 export function builtinCassettes(): Cassette[] {
-  return [dexCassette, agentCassette, docsCassette, docSessionCassette];
+  return [dexCassette, agentCassette, docsCassette, docSessionCassette, teamCassette];
 }
 
 /**

@@ -74,6 +74,9 @@ const OPERATION_MODULES: Readonly<Record<string, ModuleLoader>> = {
   "session.pin": () => import("../docs/doc_session_ops/pin.ts"),
   "session.unpin": () => import("../docs/doc_session_ops/unpin.ts"),
   "session.watch": () => import("../docs/doc_session_ops/watch.ts"),
+  "team.add_user": () => import("../team/ops/add_user.ts"),
+  "team.revoke_user": () => import("../team/ops/revoke_user.ts"),
+  "team.list_users": () => import("../team/ops/list_users.ts"),
 };
 
 /**

@@ -14,11 +14,33 @@ export const KNOWN_SCOPES: readonly string[] = [
   "docs:read",
   "docs:write",
   "session:write",
+  "admin",
   "net",
 ];
 
-/** The scopes a local caller gets when none are given: everything but network access. */
-export const DEFAULT_SCOPES: readonly string[] = KNOWN_SCOPES.filter((scope) => scope !== "net");
+/**
+ * The scopes a local caller gets when none are given: everything but network access and
+ * `admin`. Managing a team server's people is asked for by name (`vantage team` does), so an
+ * agent's MCP process neither holds it nor lists those operations.
+ */
+export const DEFAULT_SCOPES: readonly string[] = KNOWN_SCOPES.filter((scope) =>
+  scope !== "net" && scope !== "admin"
+);
+
+/**
+ * What a person's token grants on a team server, by role: a member reads everything and
+ * writes (their own data: operations refuse another person's); an admin also manages people.
+ */
+export const ROLE_SCOPES: Readonly<Record<"member" | "admin", readonly string[]>> = {
+  member: DEFAULT_SCOPES,
+  admin: [...DEFAULT_SCOPES, "admin"],
+};
+
+/**
+ * What `serve` grants its owner (its own token, or no token on loopback): an admin's scopes,
+ * since whoever holds the server's token owns its data home.
+ */
+export const SERVE_SCOPES: readonly string[] = ROLE_SCOPES.admin;
 
 /**
  * Parses a comma-separated scope list, refusing unknown scopes and lists that

@@ -129,6 +129,8 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
       ...(event.project ?? event.cwd ? { project: event.project ?? event.cwd } : {}),
       ...(event.tool_name !== undefined ? { tool_name: event.tool_name } : {}),
       ...(event.success !== undefined ? { success: event.success } : {}),
+      ...(event.person !== undefined ? { person: event.person } : {}),
+      ...(event.host !== undefined ? { host: event.host } : {}),
     });
   };
 

@@ -1,5 +1,5 @@
 /**
- * The whole store as one interface: the four areas' stores, what belongs
+ * The whole store as one interface: the five areas' stores, what belongs
  * to no area (store-wide settings, the change feed's marks), and the unit of
  * work that makes several writes one. A backend implements {@linkcode Store}
  * once; SQLite's is {@linkcode sqliteStore}.
@@ -17,6 +17,7 @@ import { type DocsStore, sqliteDocsStore } from "./docs/docs_store.ts";
 import { type PerceptionStore, sqlitePerceptionStore } from "./perception/perception_store.ts";
 import type { Answer, StoreMode } from "./repository.ts";
 import { getStoreMeta, setStoreMeta } from "./store_meta.ts";
+import { sqliteTeamStore, type TeamStore } from "./team/team_store.ts";
 import { sqliteTelemetryStore, type TelemetryStore } from "./telemetry/telemetry_store.ts";
 
 /** Every area of the store, and what belongs to none. */
@@ -29,6 +30,8 @@ export interface Store<M extends StoreMode = "sync"> {
   readonly docs: DocsStore<M>;
   /** OpenTelemetry intake: raw signals, model and tool calls, API errors, cost. */
   readonly telemetry: TelemetryStore<M>;
+  /** Team mode: the people tokens were issued to, their roles and revocations. */
+  readonly team: TeamStore<M>;
   /** The change feed's high-water marks (new sessions, anomaly emissions, build runs). */
   changeMarks(): Answer<ChangeMarks, M>;
   /** A store-wide setting. */
@@ -61,6 +64,7 @@ export function sqliteStore(db: DatabaseSync): Store<"sync"> {
     perception: sqlitePerceptionStore(db),
     docs: sqliteDocsStore(db),
     telemetry: sqliteTelemetryStore(db),
+    team: sqliteTeamStore(db),
     changeMarks: () => changeMarks(db),
     getStoreMeta: (key) => getStoreMeta(db, key),
     setStoreMeta: (key, value) => setStoreMeta(db, key, value),

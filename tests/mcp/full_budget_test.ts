@@ -3,15 +3,23 @@
  * `tools/list` (names, descriptions, input schemas) stays under 8,000 tokens,
  * counted as the benches count (4 characters a token), and its result
  * schemas are slim: top-level fields and their types, nothing deeper.
+ *
+ * An agent holds every scope but `admin` at most: managing a team server's
+ * people is asked for by name (`vantage team`, `--scopes …,admin`), so the
+ * `team` tools are in no agent's list and the budget counts the rest.
  */
 import assert from "node:assert/strict";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
 import { slimSchema, toJsonSchema } from "../../src/ops/json_schema.ts";
 import { VANTAGE_NAMING } from "../../src/mcp/operation_names.ts";
 import { buildSurface } from "../../src/mcp/surfaces.ts";
+import { KNOWN_SCOPES } from "../../src/ops/scopes.ts";
 
 const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
-const tools = buildSurface("full", catalog, { scopes: ["*"] }).tools();
+const AGENT_SCOPES = KNOWN_SCOPES.filter((scope) => scope !== "admin");
+const tools = buildSurface("full", catalog, { scopes: AGENT_SCOPES }).tools();
+const adminTools = buildSurface("full", catalog, { scopes: ["*"] }).tools()
+  .filter((tool) => !tools.some((own) => own.name === tool.name));
 
 /** The deepest nesting of `properties` in a schema (a flat object is 1). */
 function propertiesDepth(node: unknown): number {
@@ -36,7 +44,12 @@ function describes(node: unknown): boolean {
 }
 
 Deno.test("full surface: names, descriptions and input schemas under 8,000 tokens", () => {
-  assert.equal(tools.length, catalog.operations().length);
+  // Every tool but the team's, which only an admin caller lists.
+  assert.equal(tools.length + adminTools.length, catalog.operations().length);
+  assert.deepEqual(
+    adminTools.map((tool) => tool.name).sort(),
+    ["team_add_user", "team_list_users", "team_revoke_user"],
+  );
   const modelView = tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -49,7 +62,7 @@ Deno.test("full surface: names, descriptions and input schemas under 8,000 token
 Deno.test("full surface: result schemas keep top-level fields and types only", () => {
   let slim = 0;
   let whole = 0;
-  for (const tool of tools) {
+  for (const tool of [...tools, ...adminTools]) {
     const output = tool.outputSchema!;
     assert.equal(output.type, "object", tool.name);
     assert.ok(propertiesDepth(output) <= 1, `${tool.name} nests properties`);

@@ -106,6 +106,10 @@ export const OPERATION_SAMPLES: Readonly<Record<string, OperationSample>> = {
   "doc_session.pin": { args: () => ({ name: "beta.ts", session: "seeded" }) },
   "doc_session.unpin": { args: () => ({ name: "alpha.md", session: "seeded" }) },
   "doc_session.watch": { args: (c) => ({ path: `${c.root}/watched`, once: true }) },
+  // replace: dex runs each sample twice, and the second add of a valid person rotates.
+  "team.add_user": { args: () => ({ name: "new-person", replace: true }) },
+  "team.revoke_user": { args: () => ({ name: "seeded-person" }) },
+  "team.list_users": { args: () => ({}) },
 };
 
 /**
@@ -133,7 +137,7 @@ export async function writeRoot(root: string): Promise<void> {
  * Fills a store with every kind of target the samples name, with every
  * scope: transcripts (`vantage ingest`), hook events posted to a real
  * `serve`, the notes collection, sessions `seeded` (current, with a pin) and
- * `to-stop`. The server is stopped before returning, so the store is at
+ * `to-stop`, and a team person `seeded-person`. The server is stopped before returning, so the store is at
  * rest.
  */
 export async function seedStore(home: AgentHome, root: string): Promise<void> {
@@ -165,6 +169,7 @@ export async function seedStore(home: AgentHome, root: string): Promise<void> {
     await call("docs.add", { path: `${root}/notes`, collection: "notes", tags: ["seed"] });
     await call("docs.add", { content: "Inline wombat facts.", name: "inline/facts.md" });
     await call("doc_session.pin", { name: "alpha.md", session: "seeded" });
+    await call("team.add_user", { name: "seeded-person" });
     await settled(home.dataHome);
   } finally {
     assert.equal(await server.stop(), 0, server.stderr());

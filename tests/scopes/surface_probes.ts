@@ -4,7 +4,7 @@
  * all: MCP (`dex`, `composite`, `full`, over stdio or Streamable HTTP), the
  * HTTP routes and the CLI. Each probe is bound to one scope set.
  */
-import { DEFAULT_SCOPES } from "../../src/ops/scopes.ts";
+import { SERVE_SCOPES } from "../../src/ops/scopes.ts";
 import type { Catalog } from "../../src/ops/catalog.ts";
 import type { Operation } from "../../src/ops/operation.ts";
 import type { StdioSession } from "../helpers/mcp_stdio.ts";
@@ -356,7 +356,7 @@ function fromCompositeError(error: unknown): ExecutorAnswer {
 
 /** The scopes an HTTP caller asks for: what it wants of what `serve` grants. */
 export function httpScopes(wanted: readonly string[]): string[] {
-  return wanted.filter((scope) => DEFAULT_SCOPES.includes(scope));
+  return wanted.filter((scope) => SERVE_SCOPES.includes(scope));
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The schema is kept per area (agent/schema.ts, perception/schema.ts, docs/schema.ts,
- * telemetry/schema.ts) and put in one numbered list. A shipped migration is never edited:
- * stores made by every earlier version ran these exact steps, and one made at any earlier step
- * opens and ends with the same schema as a new store.
+ * telemetry/schema.ts, team/schema.ts) and put in one numbered list. A shipped migration is
+ * never edited: stores made by every earlier version ran these exact steps, and one made at any
+ * earlier step opens and ends with the same schema as a new store.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -13,6 +13,7 @@ import { appliedMigrations, migrate, openDatabase } from "../../src/store/databa
 import { DOCS_MIGRATIONS } from "../../src/store/docs/schema.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { PERCEPTION_MIGRATIONS } from "../../src/store/perception/schema.ts";
+import { TEAM_MIGRATIONS } from "../../src/store/team/schema.ts";
 import { TELEMETRY_MIGRATIONS } from "../../src/store/telemetry/schema.ts";
 
 /** SHA-256 of each shipped migration's SQL, as it shipped. A new migration adds its line. */
@@ -32,6 +33,9 @@ const SHIPPED: Record<number, string> = {
   19: "c582c4352d7152773b4e8c574b1cb58302c4f4a368a7b629d02152f1095c26a6",
   20: "cae064bb456cb60832bef6440440ceff9db9afe8819fd0b0ea36d1a0c52064bc",
   21: "fe77258c1b0deb0f7a47886e652fab2c43414e45a168df70bc84332d607915c5",
+  22: "8d714af5a39cf32da24cd610fc6631678777c2d909f6a3e22969030ed88df14b",
+  23: "229f1550171cefbb121fe4cc624de0f147dd7b45972701f57039454de4f65565",
+  24: "26482f7ef361de46e0d788423fc59eedc1a42ddd37f954489028b42274ed3d1b",
 };
 
 Deno.test("every shipped migration is the same text it shipped as, in one ordered list", () => {
@@ -48,8 +52,11 @@ Deno.test("every shipped migration is the same text it shipped as, in one ordere
     PERCEPTION_MIGRATIONS,
     DOCS_MIGRATIONS,
     TELEMETRY_MIGRATIONS,
+    TEAM_MIGRATIONS,
   ].map((list) => list.map((step) => step.version));
-  assert.deepEqual(areas, [[2, 15, 16, 17], [3], [10, 11, 12, 13, 14, 19, 20], [18, 21]]);
+  assert.deepEqual(areas, [[2, 15, 16, 17, 23], [3], [10, 11, 12, 13, 14, 19, 20, 24], [18, 21], [
+    22,
+  ]]);
   assert.deepEqual(
     versions.filter((version) => !areas.flat().includes(version)),
     [1],

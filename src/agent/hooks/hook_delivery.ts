@@ -21,8 +21,10 @@ export interface DeliveryRequest {
   payload: string;
   /** The server's base URL. */
   serverUrl: string;
-  /** Bearer token, when the server requires one. */
+  /** Bearer token: the server's, or on a team server the person's own. */
   token?: string;
+  /** The machine the hook runs on, sent as `X-Vantage-Host` (and kept in the spool). */
+  host?: string;
   /** Time budget for the server's answer, ms. */
   timeoutMs: number;
   /** The spool file. */
@@ -83,6 +85,7 @@ export async function deliverHook(request: DeliveryRequest): Promise<DeliveryOut
     payload: request.payload,
   };
   if (request.event !== undefined) entry.event = request.event;
+  if (request.host !== undefined) entry.host = request.host;
   let reason: string;
   let unreachable = false;
   try {
@@ -93,6 +96,7 @@ export async function deliverHook(request: DeliveryRequest): Promise<DeliveryOut
       "x-vantage-received-at": String(entry.received_at),
     };
     if (request.event !== undefined) headers["x-vantage-event"] = request.event;
+    if (request.host !== undefined) headers["x-vantage-host"] = request.host;
     if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
     const response = await fetch(`${request.serverUrl}/api/hooks`, {
       method: "POST",

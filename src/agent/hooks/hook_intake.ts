@@ -37,6 +37,10 @@ export interface HookDelivery {
   received_at: number;
   /** The payload text or parsed value. */
   payload: string | unknown;
+  /** Team mode: the person whose token sent it (absent: the server's owner, a local hook). */
+  person?: string;
+  /** The machine the hook ran on, as it said. */
+  host?: string;
 }
 
 /** A delivery checked and normalized, not stored yet. */
@@ -69,7 +73,10 @@ export function prepareHookDelivery(delivery: HookDelivery): PreparedDelivery {
     eventName: delivery.event,
   });
   if (!normalized.ok) return { ok: false, reason: normalized.reason };
-  return { ok: true, delivery_id: delivery.delivery_id, event: normalized.event };
+  const event = normalized.event;
+  if (delivery.person !== undefined) event.person = delivery.person;
+  if (delivery.host !== undefined) event.host = delivery.host;
+  return { ok: true, delivery_id: delivery.delivery_id, event };
 }
 
 /**

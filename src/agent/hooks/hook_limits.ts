@@ -106,6 +106,8 @@ export interface DeliveryEnvelope {
   event?: string;
   /** When the hook received it, ms. */
   received_at: number;
+  /** The machine the hook ran on, when it said. */
+  host?: string;
 }
 
 /**
@@ -137,6 +139,9 @@ export function envelopeProblem(
   }
   if (!plausibleEpochMs(envelope.received_at, now)) {
     return `received_at ${envelope.received_at} is not ${EPOCH_MS_RANGE}`;
+  }
+  if (envelope.host !== undefined && envelope.host.length > NAME_MAX_CHARS) {
+    return tooLong("host", envelope.host.length, NAME_MAX_CHARS);
   }
   return undefined;
 }

@@ -30,6 +30,8 @@ export interface SpoolEntry {
   received_at: number;
   /** The payload exactly as the agent sent it. */
   payload: string;
+  /** The machine the hook ran on, when known. */
+  host?: string;
   /** How many replays failed on this entry so far (absent: none). */
   failures?: number;
 }
@@ -181,9 +183,21 @@ function parseEntry(line: string): SpoolEntry | undefined {
       value !== null && typeof value === "object" && typeof value.delivery_id === "string" &&
       typeof value.agent === "string" && typeof value.payload === "string" &&
       typeof value.received_at === "number" &&
-      (value.failures === undefined || typeof value.failures === "number")
+      (value.failures === undefined || typeof value.failures === "number") &&
+      (value.event === undefined || typeof value.event === "string") &&
+      (value.host === undefined || typeof value.host === "string")
     ) {
-      return value as SpoolEntry;
+      // Only the entry's own fields: a spooled hook is the local owner's, never a person's.
+      const entry: SpoolEntry = {
+        delivery_id: value.delivery_id,
+        agent: value.agent,
+        received_at: value.received_at,
+        payload: value.payload,
+      };
+      if (value.event !== undefined) entry.event = value.event;
+      if (value.host !== undefined) entry.host = value.host;
+      if (value.failures !== undefined) entry.failures = value.failures;
+      return entry;
     }
   } catch {
     // A torn line from a crash mid-write: reported as rejected.

@@ -62,6 +62,13 @@ export const agentSourceSchema: z.ZodOptional<z.ZodString> = z.string()
   .optional()
   .describe('"" = all');
 
+/**
+ * The `person` filter of the session listings: one person's sessions on a team server. Its
+ * name says what it takes: no description, as every character of the `full` surface's tool
+ * list is in every agent's context (see tests/mcp/full_budget_test.ts).
+ */
+export const personFilterSchema: z.ZodOptional<z.ZodString> = z.string().optional();
+
 /** How an `agent_source` argument resolved. */
 export interface AgentFilter {
   /** The normalized argument, echoed back. */

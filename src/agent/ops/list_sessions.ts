@@ -1,7 +1,7 @@
 /**
  * `list_sessions`: the sessions of every agent, filtered by agent, project,
- * time window, cost and open anomalies, most recently active first, one
- * page at a time. The dashboard's session list reads through it.
+ * time window, cost, open anomalies and (on a team server) person, most
+ * recently active first, one page at a time. The dashboard's session list reads through it.
  *
  * Sub-agent runs (Claude Code Task/Agent calls, its compaction agent) are not
  * listed on their own: each parent carries them under `subagents`, with their
@@ -21,6 +21,7 @@ import {
   agentSourceSchema,
   clamp,
   durationMin,
+  personFilterSchema,
   READ_ONLY,
   resolveAgentFilter,
   resolveProject,
@@ -67,7 +68,7 @@ export const listSessionsOperation: Operation = defineOperation({
   id: "agent.list_sessions",
   title: "List sessions",
   description:
-    "Agent sessions across projects, newest first, by agent, time, cost, open anomalies; sub-agents nest in their parent.",
+    "Agent sessions across projects, newest first, by agent, time, cost, open anomalies, person; sub-agents nest in their parent.",
   input: z.object({
     agent_source: agentSourceSchema,
     // Bounded: it becomes a LIKE pattern, which SQLite refuses past 50,000 bytes.
@@ -78,8 +79,9 @@ export const listSessionsOperation: Operation = defineOperation({
     until_min: untilMinSchema,
     min_cost_usd: z.number().min(0).optional().describe("Only sessions costing at least this"),
     has_anomalies: z.boolean().optional().describe(
-      "true: only with open anomalies; false: only without",
+      "true: with open anomalies; false: without",
     ),
+    person: personFilterSchema,
     limit: clampedInt(1, 200).default(50).describe("Sessions per page"),
     offset: z.number().int().min(0).default(0).describe("Skip this many"),
   }),
@@ -114,6 +116,7 @@ export const listSessionsOperation: Operation = defineOperation({
       until: window.until,
       minCost: input.min_cost_usd,
       hasAnomalies: input.has_anomalies,
+      person: input.person,
       limit,
       offset,
     });

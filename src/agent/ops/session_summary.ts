@@ -26,6 +26,8 @@ export const sessionSummarySchema = z.object({
   unpriced_calls: z.number().int().describe(
     "Model calls whose model has no price (their cost is not in cost_usd)",
   ),
+  person: z.string().optional().describe("Team mode: whose session (absent: the server owner's)"),
+  host: z.string().optional().describe("The machine its hooks came from"),
 });
 
 /** One session entry. */
@@ -48,5 +50,7 @@ export function summarizeSession(session: SessionRow, now: number): SessionSumma
   };
   if (session.title !== null) summary.title = session.title;
   if (session.model !== null) summary.model = session.model;
+  if (session.person !== null) summary.person = session.person;
+  if (session.host !== null) summary.host = session.host;
   return summary;
 }

@@ -158,6 +158,7 @@ export class DocumentRecorder {
       snapshot_id: this.snapshot.id,
       session_id: options.session,
       source_url: options.sourceUrl ?? null,
+      person: options.person ?? null,
     };
     const here = extracted.text !== undefined && this.handoff.embedsHere(extracted.text.length);
     const embedsNow = this.embed !== undefined && here;

@@ -31,6 +31,8 @@ export interface IngestOptions {
   skipUnchangedByStat?: boolean;
   /** URL a downloaded document came from. */
   sourceUrl?: string;
+  /** Team mode: the person adding them (new versions are theirs); null: the server's owner. */
+  person?: string | null;
   /** The embedder. */
   embedder: Embedder;
   /** "Now", ms. */

@@ -24,6 +24,7 @@ import {
   tagList,
   tagsSchema,
 } from "../ops/shared.ts";
+import { attributedTo } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { relative } from "node:path";
 
@@ -85,6 +86,7 @@ export const watchOperation: Operation = defineOperation({
       tags: tagList(input.tags),
       collection: input.collection,
       session: currentSessionId(docs.db),
+      person: attributedTo(context.caller),
       include,
       exclude,
       skipFolders: docs.home === undefined ? [] : [docs.home],

@@ -12,6 +12,7 @@ import { ingestInline, ingestPath } from "../doc_ingest.ts";
 import { currentSessionId } from "../doc_sessions.ts";
 import { parseMetadata } from "../doc_update.ts";
 import { requirePathAccess } from "../path_access.ts";
+import { attributedTo } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   collectionSchema,
@@ -78,6 +79,8 @@ export const addOperation: Operation = defineOperation({
       recursive: input.recursive,
       skipFolders: docs.home === undefined ? [] : [docs.home],
       embedder: docs.embedder,
+      // On a team server, what a person adds is theirs to change.
+      person: attributedTo(context.caller),
       now: docs.now,
       signal: context.signal,
     };

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
 import { deleteDocuments } from "../doc_delete.ts";
+import { refuseOthersData } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { collectionSchema, docsContext } from "./shared.ts";
 
@@ -63,6 +64,8 @@ export const deleteOperation: Operation = defineOperation({
       hashes,
       collection: input.collection,
       dryRun: input.dry_run,
+      // A team's member deletes only the documents they added.
+      mayChange: (row) => refuseOthersData(context.caller, row.person, `document ${row.path}`),
     });
   },
 });

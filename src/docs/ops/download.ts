@@ -10,6 +10,7 @@ import { downloadArtifact } from "../doc_download.ts";
 import { ingestInline } from "../doc_ingest.ts";
 import { currentSessionId } from "../doc_sessions.ts";
 import { parseMetadata } from "../doc_update.ts";
+import { attributedTo } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   collectionSchema,
@@ -66,6 +67,7 @@ export const downloadOperation: Operation = defineOperation({
       session: currentSessionId(docs.db),
       sourceUrl: artifact.url,
       embedder: docs.embedder,
+      person: attributedTo(context.caller),
       now: docs.now,
     });
     return {

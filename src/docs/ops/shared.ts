@@ -202,6 +202,7 @@ export const documentInfoSchema = z.object({
   snapshot_id: z.string().nullable(),
   session_id: z.string().nullable(),
   source_url: z.string().nullable(),
+  person: z.string().optional().describe("Team mode: who added it (absent: the server owner)"),
   latest: z.boolean(),
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.string()),

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { parseMetadata, updateDocuments } from "../doc_update.ts";
+import { refuseOthersData } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { collectionSchema, docsContext, metadataSchema, tagList, tagsSchema } from "./shared.ts";
 
@@ -50,6 +51,8 @@ export const updateOperation: Operation = defineOperation({
       removeMetadata: input.remove_metadata,
       collections: input.collections,
       removeCollections: input.remove_collections,
+      // A team's member changes only the documents they added.
+      mayChange: (row) => refuseOthersData(context.caller, row.person, `document ${row.path}`),
     });
   },
 });

@@ -1,8 +1,10 @@
 /**
  * Hook events: stored once per delivery id (so a replayed spool never
- * counts anything twice), each one also creating or refreshing its session,
- * and the reads of a session's events the operations, the timeline and the
- * anomaly rules ask for.
+ * counts anything twice) with who sent each (a team server's person) from
+ * which host, each one also creating or refreshing its session (which keeps
+ * the person and host of the first hook that named them), and the reads of
+ * a session's events the operations, the timeline and the anomaly rules
+ * ask for.
  *
  * @module
  */
@@ -15,14 +17,14 @@ import { EARLIEST_START } from "./sessions.ts";
 const INSERT_EVENT = `
       INSERT OR IGNORE INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
         tool_name, tool_use_id, file_path, command, command_prefix, success, error, duration_ms,
-        prompt, model, received_at, raw)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        prompt, model, received_at, raw, person, host)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     `;
 
 const UPSERT_HOOK_SESSION = `
       INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-        transcript_path, has_hooks, event_count)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
+        transcript_path, person, host, has_hooks, event_count)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
       ON CONFLICT (session_id) DO UPDATE SET
         cwd = coalesce(excluded.cwd, sessions.cwd),
         project = coalesce(sessions.project, excluded.project),
@@ -30,6 +32,8 @@ const UPSERT_HOOK_SESSION = `
         last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
         model = coalesce(excluded.model, sessions.model),
         transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
+        person = coalesce(sessions.person, excluded.person),
+        host = coalesce(sessions.host, excluded.host),
         has_hooks = 1,
         event_count = sessions.event_count + 1
     `;
@@ -62,6 +66,8 @@ export function insertHookEvent(
       event.model ?? null,
       receivedAt,
       JSON.stringify(event.raw ?? {}),
+      event.person ?? null,
+      event.host ?? null,
     );
     if (Number(inserted.changes) === 0) return false;
     prepared(db, UPSERT_HOOK_SESSION).run(
@@ -73,6 +79,8 @@ export function insertHookEvent(
       event.ts,
       event.model ?? null,
       event.transcript_path ?? null,
+      event.person ?? null,
+      event.host ?? null,
     );
     return true;
   });

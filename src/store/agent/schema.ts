@@ -10,9 +10,11 @@
  *   `subagent_type` (a sub-agent run's counts are also in its parent's),
  *   transcript path, `has_hooks`, and running totals kept by the writers
  *   (events, messages, tool calls and failures, the token columns, cost,
- *   unpriced calls, latest context size and window).
+ *   unpriced calls, latest context size and window), and in team mode the
+ *   `person` whose hook first named it and their `host`.
  * - `events`: one row per hook delivery (`delivery_id` unique): the
- *   normalized fields and the redacted payload (`raw`, JSON).
+ *   normalized fields, the redacted payload (`raw`, JSON), and who sent it
+ *   (`person`, null for the server's owner) from which `host`.
  * - `messages`: transcript messages, unique per `(session_id,
  *   message_key)`; `id` grows with insertion (the search index's cursor).
  * - `usage`: one row per model call (`usage_key`), its tokens, what prices
@@ -290,6 +292,21 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
       -- Claude Code usage was stored from the first line of each answer (a partial output
       -- count): reading Claude transcripts again merges every call up to its final figures.
       DELETE FROM transcript_files WHERE agent = 'claude_code';
+    `,
+  },
+  {
+    version: 23,
+    name: "team mode: who sent each hook event and from which host, and the session's person",
+    sql: `
+      -- person: the name (team_people) whose token sent the hook; NULL for the server's own
+      -- token and for local hooks. host: the machine the hook ran on, as it said.
+      ALTER TABLE events ADD COLUMN person TEXT;
+      ALTER TABLE events ADD COLUMN host TEXT;
+      -- A session belongs to the person whose hook first named it, from that host.
+      ALTER TABLE sessions ADD COLUMN person TEXT;
+      ALTER TABLE sessions ADD COLUMN host TEXT;
+      CREATE INDEX sessions_person_activity ON sessions (person, last_activity_at DESC)
+        WHERE person IS NOT NULL;
     `,
   },
 ];

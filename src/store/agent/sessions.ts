@@ -70,6 +70,10 @@ export interface SessionRow {
   context_tokens: number | null;
   /** Model context window, when reported. */
   context_window: number | null;
+  /** Team mode: the person whose hook first named the session; null for the server's owner. */
+  person: string | null;
+  /** The machine that hook ran on, when it said. */
+  host: string | null;
 }
 
 const SESSION_SHAPE: RowShape<SessionRow> = {
@@ -99,6 +103,8 @@ const SESSION_SHAPE: RowShape<SessionRow> = {
   unpriced_calls: "number",
   context_tokens: "number?",
   context_window: "number?",
+  person: "text?",
+  host: "text?",
 };
 
 const SESSION = new RowReader<SessionRow>("session", SESSION_SHAPE);
@@ -287,6 +293,8 @@ export interface SessionScope {
   agents?: readonly string[];
   /** Only sessions active at or after this time, ms. */
   since?: number;
+  /** Only this person's sessions (team mode); null: only the server owner's. */
+  person?: string | null;
   /** Most sessions to return. */
   limit: number;
   /** Leave out sessions with no messages and no events. */
@@ -296,10 +304,10 @@ export interface SessionScope {
 /**
  * The WHERE conditions shared by the session listings, over `sessions` as `alias` ("" for
  * the bare table): top-level sessions only, in a project (by path prefix or bare name), of
- * some agents, active since a time.
+ * some agents, active since a time, of one person.
  */
 function scopeConditions(
-  scope: Pick<SessionScope, "projectPrefix" | "projectName" | "agents" | "since">,
+  scope: Pick<SessionScope, "projectPrefix" | "projectName" | "agents" | "since" | "person">,
   alias: string,
 ): { where: string[]; params: SQLInputValue[] } {
   const column = (name: string) => alias === "" ? name : `${alias}.${name}`;
@@ -325,6 +333,12 @@ function scopeConditions(
   if (scope.since !== undefined) {
     where.push(`${column("last_activity_at")} >= ?`);
     params.push(scope.since);
+  }
+  if (scope.person === null) {
+    where.push(`${column("person")} IS NULL`);
+  } else if (scope.person !== undefined) {
+    where.push(`${column("person")} = ?`);
+    params.push(scope.person);
   }
   return { where, params };
 }
@@ -367,6 +381,8 @@ export interface SessionListFilter {
   projectName?: string;
   /** Active at or after, ms. */
   since?: number;
+  /** Only this person's sessions (team mode); null: only the server owner's. */
+  person?: string | null;
   /** Active before, ms. */
   until?: number;
   /** Cost at least this many USD. */

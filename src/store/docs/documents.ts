@@ -49,11 +49,17 @@ export interface DocumentRow {
   is_latest: number;
   /** Embedding model of its stored vectors, if any. */
   vector_model: string | null;
+  /** Team mode: the person who added it through a team server; null for the server's owner. */
+  person: string | null;
 }
 
-/** The fields of a new document row (`vector_model` when its vectors are written with it). */
-export type NewDocument = Omit<DocumentRow, "id" | "is_latest" | "vector_model"> & {
+/**
+ * The fields of a new document row (`vector_model` when its vectors are written with it,
+ * `person` when a team server's person adds it).
+ */
+export type NewDocument = Omit<DocumentRow, "id" | "is_latest" | "vector_model" | "person"> & {
   vector_model?: string | null;
+  person?: string | null;
 };
 
 const DOCUMENT_SHAPE: RowShape<DocumentRow> = {
@@ -75,6 +81,7 @@ const DOCUMENT_SHAPE: RowShape<DocumentRow> = {
   source_url: "text?",
   is_latest: "number",
   vector_model: "text?",
+  person: "text?",
 };
 
 /** Reads {@linkcode DocumentRow} rows (here and in document_listing.ts). */
@@ -89,8 +96,8 @@ export function insertDocument(db: DatabaseSync, doc: NewDocument): number {
     db,
     `INSERT INTO docs_documents (hash, path, relative_path, name, extension, mime, is_text, size,
        title, created_at, modified_at, indexed_at, snapshot_id, session_id, source_url, is_latest,
-       vector_model)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+       vector_model, person)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
   ).run(
     doc.hash,
     doc.path,
@@ -108,6 +115,7 @@ export function insertDocument(db: DatabaseSync, doc: NewDocument): number {
     doc.session_id,
     doc.source_url,
     doc.vector_model ?? null,
+    doc.person ?? null,
   );
   return Number(result.lastInsertRowid);
 }

@@ -338,6 +338,14 @@ export const DOCS_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 24,
+    name: "document memory: the person who added a document through a team server",
+    sql: `
+      -- NULL for documents the server's owner or a local process added.
+      ALTER TABLE docs_documents ADD COLUMN person TEXT;
+    `,
+  },
 ];
 
 /**

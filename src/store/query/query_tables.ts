@@ -2,8 +2,9 @@
  * Which tables read-only SQL (`exec_query`, `/api/query`) may read, and
  * which scope opens each. Every query needs `sql:read`; a table about what
  * agents did needs `agent:read` as well, and a table that holds documents or
- * anything about them needs `docs:read` as well — the scopes the operations
- * that serve those rows ask for, so SQL is never a way around them. The
+ * anything about them needs `docs:read` as well, and the people of a team
+ * server (`team_people`) need `admin` — the scopes the operations that serve
+ * those rows ask for, so SQL is never a way around them. The
  * query process refuses every table this list does not name, so a table a
  * migration adds stays unreadable until it is classified here (a test reads
  * the migrated schema and fails until then).
@@ -82,6 +83,8 @@ export const QUERY_TABLES: readonly QueryTable[] = [
   { name: "docs_session_pins", scopes: DOCS, holds: "documents pinned to a session" },
   { name: "docs_suggestions_served", scopes: DOCS, holds: "documents already suggested" },
   { name: "docs_index_queue", scopes: DOCS, holds: "documents waiting for the search index" },
+  // Who holds a token: only the scope that manages people reads it (the hashes included).
+  { name: "team_people", scopes: ["admin"], holds: "a team server's people, roles, token hashes" },
 ];
 
 const BY_NAME: ReadonlyMap<string, QueryTable> = new Map(

@@ -75,7 +75,12 @@ Deno.test("document tables need docs:read, agent tables agent:read, and only the
   // The counters of both families' AUTOINCREMENT tables need both scopes.
   assert.ok(!agent.includes("sqlite_sequence") && !docs.includes("sqlite_sequence"));
   assert.ok(both.includes("sqlite_sequence"));
-  assert.equal(both.length, QUERY_TABLES.length);
+  // Only the people of a team server need more: the scope that manages them.
+  assert.deepEqual(
+    QUERY_TABLES.filter((table) => !both.includes(table.name)).map((table) => table.name),
+    ["team_people"],
+  );
+  assert.deepEqual(queryTableScopes("team_people"), ["admin"]);
   assert.equal(queryTableScopes("DOCS_CHUNKS")?.[0], "docs:read");
   assert.equal(queryTableScopes("dbstat"), undefined);
 });

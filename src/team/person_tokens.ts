@@ -1,0 +1,67 @@
+/**
+ * Who a bearer token belongs to, asked on every request a team server
+ * takes, answered from a small cache of lookups by hash.
+ *
+ * A revoked token must fail on the very next request, whichever process
+ * revoked it (`vantage team revoke` runs beside `serve`). Each revocation
+ * advances a count in the store (`team.revocations`, one indexed read): the
+ * cache is kept only while that count is what it was when the cache was
+ * filled, so a revocation anywhere empties every cache at its next lookup.
+ * A token the store does not know is not cached, so a person added by
+ * another process is known at once too.
+ *
+ * @module
+ */
+import type { PersonRow } from "../store/team/people.ts";
+import type { TeamStore } from "../store/team/team_store.ts";
+import { personTokenHash } from "./tokens.ts";
+
+/** What a token is to the server. */
+export type TokenHolder =
+  | { kind: "person"; person: PersonRow }
+  | { kind: "revoked"; person: PersonRow }
+  | { kind: "unknown" };
+
+/** Lookups kept at most; past it the cache starts over (a few hundred people is a big team). */
+const CACHE_LIMIT = 4096;
+
+/**
+ * Resolves person tokens against a team store.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase } from "../store/database.ts";
+ * import { sqliteTeamStore } from "../store/team/team_store.ts";
+ * import { PersonTokens } from "./person_tokens.ts";
+ * const tokens = new PersonTokens(sqliteTeamStore(openDatabase(":memory:")));
+ * tokens.holderOf("vtp_nobody").kind; // "unknown"
+ * ```
+ */
+export class PersonTokens {
+  readonly #team: TeamStore<"sync">;
+  readonly #cache = new Map<string, PersonRow>();
+  #revocations = -1;
+
+  /** Resolves tokens against `team`. */
+  constructor(team: TeamStore<"sync">) {
+    this.#team = team;
+  }
+
+  /** Who holds `token`: a person, a person whose token was revoked, or nobody known. */
+  holderOf(token: string): TokenHolder {
+    const revocations = this.#team.revocationCount();
+    if (revocations !== this.#revocations) {
+      this.#cache.clear();
+      this.#revocations = revocations;
+    }
+    const hash = personTokenHash(token);
+    let person = this.#cache.get(hash);
+    if (person === undefined) {
+      person = this.#team.findPersonByTokenHash(hash);
+      if (person === undefined) return { kind: "unknown" };
+      if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+      this.#cache.set(hash, person);
+    }
+    return person.revoked_at === null ? { kind: "person", person } : { kind: "revoked", person };
+  }
+}
