@@ -96,7 +96,7 @@ export interface TelemetrySettings {
    * The `Authorization` header the agent will send with its exports, found through `read`
    * (a key path's value in the file), or undefined when it sends none.
    */
-  authorization(read: (path: readonly string[]) => unknown): string | undefined;
+  sentHeader(read: (path: readonly string[]) => unknown): string | undefined;
 }
 
 /** One agent: where its config lives and how Vantage registers with it. */

@@ -65,7 +65,7 @@ export async function checkTelemetrySettings(
         "set as serve listens)",
     };
   }
-  const authorization = settings.authorization((path) => editor.get(text, path));
+  const authorization = settings.sentHeader((path) => editor.get(text, path));
   return await tryExport(settings, authorization, adapter, timeoutMs);
 }
 

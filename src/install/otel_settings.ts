@@ -175,25 +175,25 @@ export interface OtelSettingsKind {
   /** The settings for a target. */
   plan(target: OtelTarget): SettingsPlan;
   /** The `Authorization` header in the settings, found through `read`. */
-  authorization(read: (path: readonly string[]) => unknown): string | undefined;
+  sentHeader(read: (path: readonly string[]) => unknown): string | undefined;
 }
 
 /** Claude Code's telemetry settings. */
 export const CLAUDE_CODE_OTEL: OtelSettingsKind = {
   plan: claudeCodeOtelPlan,
-  authorization: claudeCodeOtelAuthorization,
+  sentHeader: claudeCodeOtelAuthorization,
 };
 
 /** Codex's telemetry settings. */
 export const CODEX_OTEL: OtelSettingsKind = {
   plan: codexOtelPlan,
-  authorization: codexOtelAuthorization,
+  sentHeader: codexOtelAuthorization,
 };
 
 /** OpenClaw's telemetry settings. */
 export const OPENCLAW_OTEL: OtelSettingsKind = {
   plan: openclawOtelPlan,
-  authorization: openclawOtelAuthorization,
+  sentHeader: openclawOtelAuthorization,
 };
 
 /**
@@ -207,5 +207,5 @@ export function telemetrySettingsIn(
   kind: OtelSettingsKind,
 ): TelemetrySettings {
   const target = otelTarget(environment, true);
-  return { file, format, target, plan: kind.plan(target), authorization: kind.authorization };
+  return { file, format, target, plan: kind.plan(target), sentHeader: kind.sentHeader };
 }

@@ -26,6 +26,9 @@ interface Report {
 
 const ADAPTERS = ["claude-code", "codex", "openclaw"];
 
+/** A header with a token serve does not know, as Claude Code's settings spell headers. */
+const WRONG_TOKEN_HEADER = "Authorization=Bearer%20not-the-token";
+
 async function doctor(env: Record<string, string>): Promise<Report> {
   const run = await runVantage(["doctor", "--json"], { env });
   assert.ok(run.stdout.startsWith("{"), run.stdout + run.stderr);
@@ -118,13 +121,13 @@ Deno.test({
           installed,
           "json",
           headersPath,
-          "Authorization=Bearer%20not-the-token",
+          WRONG_TOKEN_HEADER,
           settings,
         ),
       );
       assert.equal(
         getJsonValue(await Deno.readTextFile(settings), "json", headersPath, settings),
-        "Authorization=Bearer%20not-the-token",
+        WRONG_TOKEN_HEADER,
       );
       const refused = telemetryOf(await doctor(env), "claude-code");
       assert.equal(refused?.status, "fail");
