@@ -12,8 +12,10 @@ import { makePrivateFolderSync } from "../core/private_files.ts";
 import { releaseConnection } from "../store/connection_releases.ts";
 import { openDatabase } from "../store/database.ts";
 import { closeDocsIndex } from "../store/docs/search_index.ts";
+import { sqliteMessageSearch } from "../store/agent/agent_store.ts";
 import { openMessageIndex } from "../store/agent/message_index.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS, QueryRunner } from "../store/query/readonly_query.ts";
+import { sqliteStore } from "../store/store.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
 import { FAILURE_OBSERVER } from "./executor.ts";
 import {
@@ -21,10 +23,12 @@ import {
   CWD,
   DATABASE,
   MESSAGE_INDEX,
+  MESSAGE_SEARCH,
   PATHS,
   QUERY_RUNNER,
   READ_ONLY_DATABASE,
   ROOTS,
+  STORE,
 } from "./service_keys.ts";
 import { Services } from "./services.ts";
 
@@ -33,10 +37,12 @@ export {
   CWD,
   DATABASE,
   MESSAGE_INDEX,
+  MESSAGE_SEARCH,
   PATHS,
   QUERY_RUNNER,
   READ_ONLY_DATABASE,
   ROOTS,
+  STORE,
 } from "./service_keys.ts";
 
 /**
@@ -72,6 +78,12 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
     services.get(DATABASE); // creates the data folder
     return openMessageIndex(paths.database);
   }, (db) => db.close());
+  // The SQLite store's areas on the same connection: what operations read and write through.
+  services.provide(STORE, () => sqliteStore(services.get(DATABASE)));
+  services.provide(
+    MESSAGE_SEARCH,
+    () => sqliteMessageSearch(services.get(DATABASE), services.get(MESSAGE_INDEX)),
+  );
   // Damage any operation meets (a chunk failing its hash, SQLite's "malformed") becomes the
   // store's recorded health, which serve's /api/health and docs.status report.
   services.provide(

@@ -7,7 +7,10 @@
  */
 import type { VantagePaths } from "../core/config.ts";
 import type { DatabaseSync } from "../store/database.ts";
+import type { MessageSearch } from "../store/agent/agent_store.ts";
 import type { QueryRunner } from "../store/query/readonly_query.ts";
+import type { StoreMode } from "../store/repository.ts";
+import type { Store } from "../store/store.ts";
 import { type ServiceKey, serviceKey } from "./services.ts";
 
 /** Where the data home and its files are. */
@@ -15,6 +18,18 @@ export const PATHS: ServiceKey<VantagePaths> = serviceKey<VantagePaths>("paths")
 
 /** The read-write store connection (migrated at open). */
 export const DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("database");
+
+/**
+ * The store as its areas' interfaces, on whichever backend this process serves from. An
+ * operation awaits each answer, so the same operation runs on SQLite (answers at once) and on
+ * a database server (answers later).
+ */
+export const STORE: ServiceKey<Store<StoreMode>> = serviceKey<Store<StoreMode>>("store");
+
+/** Word search over transcript messages (SQLite: the index file; a server: its full-text index). */
+export const MESSAGE_SEARCH: ServiceKey<MessageSearch<StoreMode>> = serviceKey<
+  MessageSearch<StoreMode>
+>("message search");
 
 /** A read-only connection: SQLite itself refuses any write through it. */
 export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(

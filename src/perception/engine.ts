@@ -26,12 +26,15 @@ import {
   activeAnomalies,
   anomalyHistory,
   type AnomalyHistoryRow,
+  type AnomalyRow,
   recordEmission,
   resolveAnomaly,
 } from "../store/perception/anomalies.ts";
 import type { BuildRunRow } from "../store/perception/build_runs.ts";
 import type { FileChangeRow } from "../store/perception/file_changes.ts";
+import type { PerceptionStore } from "../store/perception/perception_store.ts";
 import { saveInjection } from "../store/perception/project_state.ts";
+import type { StoreMode } from "../store/repository.ts";
 import { ANOMALY_RULES, detectAnomalies } from "./anomaly_rules.ts";
 import {
   type AnomalyKind,
@@ -165,10 +168,10 @@ export class PerceptionEngine {
     // A Stop answer makes the agent continue: only worth it when something new must be said.
     if (event.event_type === "Stop" && emitted === 0) return answer;
     const snapshot = composeSnapshot(
-      this.#options.db,
       event.session_id,
       bundle,
       bundle.context,
+      activeAnomalies(this.#options.db, event.session_id, SNAPSHOT_ANOMALIES),
       now,
       cache.events,
     );
@@ -257,7 +260,8 @@ export class PerceptionEngine {
       context: contextQuery("session", false),
     });
     const events = this.#sessions.get(sessionId)?.events ?? [];
-    return composeSnapshot(db, sessionId, bundle, bundle.context!, now, events);
+    const anomalies = activeAnomalies(db, sessionId, SNAPSHOT_ANOMALIES);
+    return composeSnapshot(sessionId, bundle, bundle.context!, anomalies, now, events);
   }
 
   /** Stops the sensors. */
@@ -457,6 +461,9 @@ function contextQuery(
   };
 }
 
+/** How many active anomalies a snapshot shows, most severe first. */
+const SNAPSHOT_ANOMALIES = 10;
+
 /** A snapshot's read of a session without the rules: builds and changes of the last 30 min. */
 function snapshotQuery(sessionId: string, now: number): PerceptionQuery {
   return {
@@ -468,22 +475,24 @@ function snapshotQuery(sessionId: string, now: number): PerceptionQuery {
 }
 
 /**
- * Builds the context snapshot of a session from the store: `project` is the project it
- * describes, `events` the session's recent hook events (their tool calls are counted).
+ * Builds the context snapshot of a session from the store, on either backend: `project` is
+ * the project it describes, `events` the session's recent hook events (their tool calls are
+ * counted).
  */
-export function buildSnapshot(
-  db: DatabaseSync,
+export async function buildSnapshot(
+  store: PerceptionStore<StoreMode>,
   sessionId: string,
   project: string | undefined,
   now: number,
   events: readonly HookEvent[] = [],
-): ContextSnapshot {
-  const bundle = readPerceptionBundle(db, {
+): Promise<ContextSnapshot> {
+  const bundle = await store.readPerceptionBundle({
     ...snapshotQuery(sessionId, now),
     ...(project !== undefined ? { project } : {}),
     context: contextQuery(project, false),
   });
-  return composeSnapshot(db, sessionId, bundle, bundle.context!, now, events);
+  const anomalies = await store.activeAnomalies(sessionId, SNAPSHOT_ANOMALIES);
+  return composeSnapshot(sessionId, bundle, bundle.context!, anomalies, now, events);
 }
 
 /**
@@ -491,10 +500,10 @@ export function buildSnapshot(
  * The active anomalies are read here, after the rules that write them.
  */
 function composeSnapshot(
-  db: DatabaseSync,
   sessionId: string,
   bundle: PerceptionBundle,
   context: ContextBundle,
+  anomalies: readonly AnomalyRow[],
   now: number,
   events: readonly HookEvent[],
 ): ContextSnapshot {
@@ -577,7 +586,6 @@ function composeSnapshot(
       };
     }
   }
-  const anomalies = activeAnomalies(db, sessionId, 10);
   if (anomalies.length > 0) {
     snapshot.anomalies = anomalies.map((a) => ({
       kind: a.kind,

@@ -10,7 +10,6 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { apiErrorSummary } from "../../store/telemetry/api_errors.ts";
 import { agentContext, clamp, iso } from "./common.ts";
 import { windowEnd } from "./dashboard_window.ts";
 import {
@@ -63,11 +62,10 @@ export const apiErrorsOperation: Operation = defineOperation({
     note: z.string().optional(),
   }),
   ...TELEMETRY_READER,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);
-    const summary = apiErrorSummary(
-      ctx.db,
+    const summary = await ctx.store.telemetry.apiErrorSummary(
       scope.telemetry,
       scope.bucketMin * 60_000,
       clamp(input.limit, 0, 100, 20),

@@ -7,15 +7,16 @@
 import { z } from "zod";
 import { OperationFailure } from "../../core/errors.ts";
 import { AGENT_NAMES, type AgentName, parseAgentName } from "../../model/agent_records.ts";
-import { getSession, latestSessionFor, type SessionRow } from "../../store/agent/sessions.ts";
-import type { DatabaseSync } from "../../store/database.ts";
+import type { SessionRow } from "../../store/agent/sessions.ts";
+import type { StoreMode } from "../../store/repository.ts";
+import type { Store } from "../../store/store.ts";
 import type { OperationContext } from "../../ops/operation.ts";
-import { CLOCK, CWD, DATABASE } from "../../ops/service_keys.ts";
+import { CLOCK, CWD, STORE } from "../../ops/service_keys.ts";
 
 /** Everything an agent operation reads from its context. */
 export interface AgentContext {
-  /** The store. */
-  db: DatabaseSync;
+  /** The store, on whichever backend serves: every answer is awaited. */
+  store: Store<StoreMode>;
   /** Now, ms. */
   now: number;
   /** The caller's folder. */
@@ -29,7 +30,7 @@ export function agentContext(context: OperationContext, cwdOverride?: string): A
   const services = context.services;
   const callerCwd = typeof context.caller.cwd === "string" ? context.caller.cwd : undefined;
   const result: AgentContext = {
-    db: services.get(DATABASE),
+    store: services.get(STORE),
     now: services.has(CLOCK) ? services.get(CLOCK)() : Date.now(),
     cwd: cwdOverride ?? callerCwd ?? (services.has(CWD) ? services.get(CWD) : "/"),
   };
@@ -143,9 +144,12 @@ export function resolveProject(
 }
 
 /** Resolves the session an operation is about: the given id, else the latest in the caller's folder. */
-export function resolveSession(ctx: AgentContext, sessionId: string | undefined): SessionRow {
+export async function resolveSession(
+  ctx: AgentContext,
+  sessionId: string | undefined,
+): Promise<SessionRow> {
   if (sessionId !== undefined && sessionId !== "") {
-    const session = getSession(ctx.db, sessionId);
+    const session = await ctx.store.agent.getSession(sessionId);
     if (session === undefined) {
       throw new OperationFailure(
         `no session '${sessionId}'; find ids with get_peer_sessions or search_sessions`,
@@ -156,7 +160,7 @@ export function resolveSession(ctx: AgentContext, sessionId: string | undefined)
     }
     return session;
   }
-  const latest = latestSessionFor(ctx.db, ctx.cwd, ctx.caller);
+  const latest = await ctx.store.agent.latestSessionFor(ctx.cwd, ctx.caller);
   if (latest === undefined) {
     throw new OperationFailure(
       `no session recorded for ${ctx.cwd} yet; pass session_id, or check that Vantage's hooks are installed`,

@@ -11,12 +11,6 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import {
-  costBetween,
-  costBuckets,
-  mostExpensiveCalls,
-  outsideTranscriptCost,
-} from "../../store/telemetry/cost.ts";
 import { agentContext, agentSourceSchema, clamp, iso, resolveAgentFilter } from "./common.ts";
 import { resolveWindow, sinceMinSchema, windowEnd } from "./dashboard_window.ts";
 import {
@@ -81,18 +75,18 @@ export const costBurnOperation: Operation = defineOperation({
     })),
   }),
   ...TELEMETRY_READER,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
     const window = resolveWindow(ctx.now, input.since_min, undefined, 7 * 1440);
     const agents = filter.agents;
     const span = (since: number) => ({ since, until: ctx.now + 1, agents });
-    const lastHour = costBetween(ctx.db, span(ctx.now - HOUR));
-    const lastDay = costBetween(ctx.db, span(ctx.now - DAY));
-    const whole = costBetween(ctx.db, span(window.since));
+    const lastHour = await ctx.store.telemetry.costBetween(span(ctx.now - HOUR));
+    const lastDay = await ctx.store.telemetry.costBetween(span(ctx.now - DAY));
+    const whole = await ctx.store.telemetry.costBetween(span(window.since));
     const days = Math.max(1, (ctx.now - window.since) / DAY);
     const daily = whole.cost_usd / days;
-    const side = outsideTranscriptCost(ctx.db, span(window.since));
+    const side = await ctx.store.telemetry.outsideTranscriptCost(span(window.since));
     const round = (rows: Array<{ bucket: number; cost_usd: number; calls: number }>) =>
       rows.map((r) => ({ ...r, cost_usd: usd(r.cost_usd) }));
     return {
@@ -106,9 +100,12 @@ export const costBurnOperation: Operation = defineOperation({
       projected_week_usd: usd(daily * 7),
       unpriced_calls: whole.unpriced_calls,
       side_requests: { calls: side.calls, reported_usd: usd(side.cost_usd) },
-      per_hour: round(costBuckets(ctx.db, span(ctx.now - DAY), HOUR)),
-      per_day: round(costBuckets(ctx.db, span(window.since), DAY)),
-      most_expensive: mostExpensiveCalls(ctx.db, span(window.since), clamp(input.top, 0, 100, 10))
+      per_hour: round(await ctx.store.telemetry.costBuckets(span(ctx.now - DAY), HOUR)),
+      per_day: round(await ctx.store.telemetry.costBuckets(span(window.since), DAY)),
+      most_expensive: (await ctx.store.telemetry.mostExpensiveCalls(
+        span(window.since),
+        clamp(input.top, 0, 100, 10),
+      ))
         .map((c) => ({
           at: iso(c.ts),
           agent: c.agent,

@@ -26,10 +26,10 @@ export const getAnomaliesOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
-    const session = resolveSession(ctx, input.session_id);
-    const anomalies = buildAnomalies(ctx, session.session_id);
+    const session = await resolveSession(ctx, input.session_id);
+    const anomalies = await buildAnomalies(ctx, session.session_id);
     return {
       session_id: session.session_id,
       count: anomalies.length,

@@ -7,7 +7,6 @@
  */
 import { z } from "zod";
 import { buildSnapshot, renderContext } from "../../perception/mod.ts";
-import { latestSessionFor } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, READ_ONLY, resolveSession } from "./common.ts";
 import {
@@ -44,27 +43,29 @@ export const getContextBundleOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context, input.cwd);
     const session = input.session_id !== undefined
-      ? resolveSession(ctx, input.session_id)
-      : latestSessionFor(ctx.db, ctx.cwd, ctx.caller);
+      ? await resolveSession(ctx, input.session_id)
+      : await ctx.store.agent.latestSessionFor(ctx.cwd, ctx.caller);
     const project = session?.project ?? session?.cwd ?? ctx.cwd;
     const bundle: Record<string, unknown> = {
       project,
       anomalies: session === undefined
         ? []
-        : buildAnomalies(ctx, session.session_id, "next_prompt"),
-      build: buildStatus(ctx),
-      external_changes: externalChanges(ctx, project, 30),
-      project_state: projectState(ctx, project),
+        : await buildAnomalies(ctx, session.session_id, "next_prompt"),
+      build: await buildStatus(ctx),
+      external_changes: await externalChanges(ctx, project, 30),
+      project_state: await projectState(ctx, project),
     };
-    bundle.context = session === undefined
-      ? ""
-      : renderContext(buildSnapshot(ctx.db, session.session_id, project, ctx.now), undefined, {
+    bundle.context = session === undefined ? "" : renderContext(
+      await buildSnapshot(ctx.store.perception, session.session_id, project, ctx.now),
+      undefined,
+      {
         force: true,
-      }).text;
-    if (session !== undefined) bundle.session = buildSessionState(ctx, session);
+      },
+    ).text;
+    if (session !== undefined) bundle.session = await buildSessionState(ctx, session);
     else bundle.note = `no session recorded for ${ctx.cwd} yet`;
     return bundle as never;
   },

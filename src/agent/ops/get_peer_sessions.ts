@@ -8,8 +8,6 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { AGENT_NAMES } from "../../model/agent_records.ts";
-import { recentMessages } from "../../store/agent/messages.ts";
-import { listSessions } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   agentContext,
@@ -75,7 +73,7 @@ export const getPeerSessionsOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const filter = resolveAgentFilter(input.agent_source, ctx.caller, true);
     const project = resolveProject(input.project, ctx.cwd, false);
@@ -92,14 +90,16 @@ export const getPeerSessionsOperation: Operation = defineOperation({
     for (const agent of agents) {
       try {
         // The limit applies per agent, so one busy agent cannot crowd out the others.
-        sessions.push(...listSessions(ctx.db, {
-          projectPrefix: project.prefix,
-          projectName: project.name,
-          agents: [agent],
-          since,
-          limit,
-          nonEmpty: true,
-        }));
+        sessions.push(
+          ...await ctx.store.agent.listSessions({
+            projectPrefix: project.prefix,
+            projectName: project.name,
+            agents: [agent],
+            since,
+            limit,
+            nonEmpty: true,
+          }),
+        );
       } catch (error) {
         failures[agent] = error instanceof Error ? error.message : String(error);
       }
@@ -108,28 +108,29 @@ export const getPeerSessionsOperation: Operation = defineOperation({
     const latestSelfInCwd = filter.self
       ? sessions.find((s) => s.cwd === ctx.cwd || s.project === ctx.cwd)?.session_id
       : undefined;
-    const entries = sessions.map((session) => {
+    const entries = await Promise.all(sessions.map(async (session) => {
       const entry: Record<string, unknown> = {
         ...summarizeSession(session, ctx.now),
       };
       if (filter.self) entry.is_latest_for_cwd = session.session_id === latestSelfInCwd;
       if (messageCount > 0) {
-        entry.messages = recentMessages(ctx.db, session.session_id, messageCount).reverse().map(
-          (m) => {
-            const cut = cutText(m.text, chars);
-            const message: z.infer<typeof messageSchema> = {
-              ts: iso(m.ts),
-              role: m.role,
-              message_type: m.message_type,
-              text: cut.text,
-            };
-            if (cut.truncated) message.truncated = true;
-            return message;
-          },
-        );
+        entry.messages = (await ctx.store.agent.recentMessages(session.session_id, messageCount))
+          .reverse().map(
+            (m) => {
+              const cut = cutText(m.text, chars);
+              const message: z.infer<typeof messageSchema> = {
+                ts: iso(m.ts),
+                role: m.role,
+                message_type: m.message_type,
+                text: cut.text,
+              };
+              if (cut.truncated) message.truncated = true;
+              return message;
+            },
+          );
       }
       return entry;
-    });
+    }));
     const result: Record<string, unknown> = {
       project: project.project,
       agent_filter: filter.label,

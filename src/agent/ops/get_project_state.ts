@@ -18,8 +18,8 @@ export const getProjectStateOperation: Operation = defineOperation({
   output: z.object({ root: z.string(), indexed: z.boolean() }).catchall(z.unknown()),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context) {
+  async run(context) {
     const ctx = agentContext(context);
-    return projectState(ctx, ctx.cwd) as { root: string; indexed: boolean };
+    return (await projectState(ctx, ctx.cwd)) as { root: string; indexed: boolean };
   },
 });

@@ -25,10 +25,10 @@ export const getSessionStateOperation: Operation = defineOperation({
   output: sessionStateSchema,
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
-    const session = resolveSession(ctx, input.session_id);
+    const session = await resolveSession(ctx, input.session_id);
     const actions = input.verbose === true ? clamp(input.action_limit, 1, 200, 50) : undefined;
-    return buildSessionState(ctx, session, actions);
+    return await buildSessionState(ctx, session, actions);
   },
 });

@@ -7,8 +7,7 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import { transcriptPage } from "../../store/agent/messages.ts";
-import { getSession, type SessionRow, sessionsByPrefix } from "../../store/agent/sessions.ts";
+import type { SessionRow } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, clamp, cutText, iso, READ_ONLY } from "./common.ts";
 import { sessionSummarySchema, summarizeSession } from "./session_summary.ts";
@@ -57,13 +56,13 @@ export const getSessionTranscriptOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const id = input.session_id.trim();
     // Exact id first: a complete id that prefixes another must not read as ambiguous.
-    let session: SessionRow | undefined = getSession(ctx.db, id);
+    let session: SessionRow | undefined = await ctx.store.agent.getSession(id);
     if (session === undefined) {
-      const matches = sessionsByPrefix(ctx.db, id, 11);
+      const matches = await ctx.store.agent.sessionsByPrefix(id, 11);
       if (matches.length > 1) {
         return {
           messages: [],
@@ -84,7 +83,7 @@ export const getSessionTranscriptOperation: Operation = defineOperation({
     const offset = input.offset ?? 0;
     const chars = clamp(input.content_chars, 100, 8000, 1200);
     // One extra row tells whether older messages exist, at no extra query.
-    const rows = transcriptPage(ctx.db, session.session_id, {
+    const rows = await ctx.store.agent.transcriptPage(session.session_id, {
       limit,
       offset,
       messageType: input.message_type,

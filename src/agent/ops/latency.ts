@@ -9,7 +9,6 @@
  */
 import { z } from "zod";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { modelLatency } from "../../store/telemetry/model_calls.ts";
 import type { PercentileRow } from "../../store/telemetry/window.ts";
 import { agentContext, iso } from "./common.ts";
 import { windowEnd } from "./dashboard_window.ts";
@@ -59,10 +58,10 @@ export const latencyOperation: Operation = defineOperation({
     note: z.string().optional(),
   }),
   ...TELEMETRY_READER,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);
-    const rows = modelLatency(ctx.db, scope.telemetry, scope.bucketMin * 60_000);
+    const rows = await ctx.store.telemetry.modelLatency(scope.telemetry, scope.bucketMin * 60_000);
     const pick = (list: PercentileRow[], key: string, bucket: number) =>
       list.find((r) => r.key === key && r.bucket === bucket);
     const names = [...new Set(rows.calls.map((r) => r.key))]

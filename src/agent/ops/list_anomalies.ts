@@ -7,7 +7,6 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import { anomalyFacets, anomalyFeed } from "../../store/perception/anomalies.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
 import { resolveWindow, sinceMinSchema } from "./dashboard_window.ts";
@@ -50,7 +49,7 @@ export const listAnomaliesOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const window = resolveWindow(ctx.now, input.since_min, undefined, 10_080);
     const filter = {
@@ -62,8 +61,8 @@ export const listAnomaliesOperation: Operation = defineOperation({
       includeResolved: input.include_resolved ?? false,
       limit: clamp(input.limit, 1, 200, 50),
     };
-    const rows = anomalyFeed(ctx.db, filter);
-    const facets = anomalyFacets(ctx.db, filter);
+    const rows = await ctx.store.perception.anomalyFeed(filter);
+    const facets = await ctx.store.perception.anomalyFacets(filter);
     return {
       count: rows.length,
       anomalies: rows.map((row) => {

@@ -14,7 +14,6 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { PATH_MAX_CHARS } from "../../core/limits.ts";
-import { listSessionsFiltered, subagentsOf, subagentTotals } from "../../store/agent/sessions.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   agentContext,
@@ -98,7 +97,7 @@ export const listSessionsOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
     const text = (input.project ?? "").trim();
@@ -108,7 +107,7 @@ export const listSessionsOperation: Operation = defineOperation({
     const window = resolveWindow(ctx.now, input.since_min, input.until_min, 10_080);
     const limit = clamp(input.limit, 1, 200, 50);
     const offset = input.offset ?? 0;
-    const rows = listSessionsFiltered(ctx.db, {
+    const rows = await ctx.store.agent.listSessionsFiltered({
       agents: filter.agents,
       projectPrefix: "prefix" in project ? project.prefix : undefined,
       projectName: "name" in project ? project.name : undefined,
@@ -123,8 +122,8 @@ export const listSessionsOperation: Operation = defineOperation({
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     const ids = page.map((row) => row.session_id);
-    const totals = subagentTotals(ctx.db, ids);
-    const children = subagentsOf(ctx.db, ids, SUBAGENTS_PER_PARENT);
+    const totals = await ctx.store.agent.subagentTotals(ids);
+    const children = await ctx.store.agent.subagentsOf(ids, SUBAGENTS_PER_PARENT);
     const sessions = page.map((row) => {
       const mine = children.filter((child) => child.parent_session_id === row.session_id);
       const sums = totals.get(row.session_id);

@@ -7,11 +7,6 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import { toolCallTotals } from "../../store/agent/session_activity.ts";
-import { activeSessionsByAgent, sessionsStartedSince } from "../../store/agent/sessions.ts";
-import { unpricedModels, usageTotals } from "../../store/agent/usage.ts";
-import { openAnomalyCounts } from "../../store/perception/anomalies.ts";
-import { latestBuildPerProject } from "../../store/perception/build_runs.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, ago, clamp, iso, READ_ONLY } from "./common.ts";
 import { resolveWindow, sinceMinSchema } from "./dashboard_window.ts";
@@ -93,15 +88,15 @@ export const overviewOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const window = resolveWindow(ctx.now, input.since_min, undefined, 1440);
     const activeMin = clamp(input.active_min, 1, 120, 5);
-    const active = activeSessionsByAgent(ctx.db, ctx.now - activeMin * 60_000);
+    const active = await ctx.store.agent.activeSessionsByAgent(ctx.now - activeMin * 60_000);
     const today = localDayStart(ctx.now, input.tz_offset_min ?? 0);
-    const usage = usageTotals(ctx.db, window.since, window.until);
-    const tools = toolCallTotals(ctx.db, window.since, window.until);
-    const severities = openAnomalyCounts(ctx.db, window.since);
+    const usage = await ctx.store.agent.usageTotals(window.since, window.until);
+    const tools = await ctx.store.agent.toolCallTotals(window.since, window.until);
+    const severities = await ctx.store.perception.openAnomalyCounts(window.since);
     const inputSide = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
     const result = {
       now: iso(ctx.now),
@@ -114,7 +109,7 @@ export const overviewOperation: Operation = defineOperation({
           last_activity_ago: ago(row.last_activity_at, ctx.now),
         })),
       },
-      sessions_today: sessionsStartedSince(ctx.db, today),
+      sessions_today: await ctx.store.agent.sessionsStartedSince(today),
       window: {
         since: iso(window.since),
         since_min: window.since_min,
@@ -130,7 +125,7 @@ export const overviewOperation: Operation = defineOperation({
         cost_usd: Math.round(usage.cost_usd * 1e6) / 1e6,
         unpriced_calls: usage.unpriced_calls,
         unpriced_models: usage.unpriced_calls > 0
-          ? unpricedModels(ctx.db, window.since, window.until, 10)
+          ? await ctx.store.agent.unpricedModels(window.since, window.until, 10)
           : [],
         tool_calls: tools.calls,
         tool_failures: tools.failures,
@@ -142,7 +137,7 @@ export const overviewOperation: Operation = defineOperation({
         total: severities.reduce((sum, row) => sum + row.count, 0),
         by_severity: Object.fromEntries(severities.map((row) => [row.severity, row.count])),
       },
-      builds: latestBuildPerProject(ctx.db, RECENT_BUILD_RUNS).map((run) => {
+      builds: (await ctx.store.perception.latestBuildPerProject(RECENT_BUILD_RUNS)).map((run) => {
         const errors = parseErrors(run.errors);
         const build: Record<string, unknown> = {
           project: run.project,

@@ -12,15 +12,9 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import { type MessageRow, searchMessagesBySubstring } from "../../store/agent/messages.ts";
-import {
-  getSession,
-  listSessions,
-  type SessionRow,
-  subagentsOf,
-} from "../../store/agent/sessions.ts";
-import { searchMessagesByTerms } from "../../store/agent/message_index.ts";
-import { MESSAGE_INDEX } from "../../ops/service_keys.ts";
+import type { MessageRow } from "../../store/agent/messages.ts";
+import type { SessionRow } from "../../store/agent/sessions.ts";
+import { MESSAGE_SEARCH } from "../../ops/service_keys.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   agentContext,
@@ -118,7 +112,7 @@ export const searchSessionsOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
     const project = resolveProject(input.project, ctx.cwd, true);
@@ -127,7 +121,7 @@ export const searchSessionsOperation: Operation = defineOperation({
     const snippetLimit = clamp(input.snippet_limit, 1, 10, 3);
     // Scope first: a busy unrelated project must not fill the candidates and blank this one.
     const unscoped = project.all && filter.agents === undefined;
-    const scope = unscoped ? [] : listSessions(ctx.db, {
+    const scope = unscoped ? [] : await ctx.store.agent.listSessions({
       projectPrefix: project.prefix,
       projectName: project.name,
       agents: filter.agents,
@@ -136,20 +130,17 @@ export const searchSessionsOperation: Operation = defineOperation({
     });
     const scopeTruncated = scope.length > SCOPE_CAP;
     const parents = scope.slice(0, SCOPE_CAP).map((s) => s.session_id);
-    const children = unscoped ? [] : subagentsOf(ctx.db, parents, SUBAGENTS_PER_SESSION);
+    const children = unscoped
+      ? []
+      : await ctx.store.agent.subagentsOf(parents, SUBAGENTS_PER_SESSION);
     const scopeIds = unscoped ? null : [...parents, ...children.map((c) => c.session_id)];
     // Hits inside a sub-agent count for its parent; unscoped hits are looked up as they come.
     const known = new Map<string, SessionRow | undefined>(
       children.map((child) => [child.session_id, child]),
     );
-    const rowOf = (id: string): SessionRow | undefined => {
-      if (!known.has(id)) known.set(id, getSession(ctx.db, id));
+    const rowOf = async (id: string): Promise<SessionRow | undefined> => {
+      if (!known.has(id)) known.set(id, await ctx.store.agent.getSession(id));
       return known.get(id);
-    };
-    const subagentOf = (id: string): SessionRow | undefined => {
-      if (!unscoped && !known.has(id)) return undefined;
-      const row = rowOf(id);
-      return row?.is_subagent === 1 && row.parent_session_id !== null ? row : undefined;
     };
     const expression = ftsExpression(input.query);
     // Matches are walked newest first up to a cap sized to what the answer shows, so a word in
@@ -157,9 +148,9 @@ export const searchSessionsOperation: Operation = defineOperation({
     const candidateCap = clamp(limit * snippetLimit * 10, 200, 2000, 200);
     let mode: "term" | "substring" = "term";
     let substringPartial = false;
-    let hits: MessageRow[] = expression === undefined ? [] : searchMessagesByTerms(
-      ctx.db,
-      context.services.get(MESSAGE_INDEX),
+    let hits: MessageRow[] = expression === undefined ? [] : await context.services.get(
+      MESSAGE_SEARCH,
+    ).searchByTerms(
       expression,
       scopeIds,
       since,
@@ -167,8 +158,7 @@ export const searchSessionsOperation: Operation = defineOperation({
     );
     if (hits.length === 0) {
       mode = "substring";
-      const found = searchMessagesBySubstring(
-        ctx.db,
+      const found = await ctx.store.agent.searchMessagesBySubstring(
         input.query,
         scopeIds,
         since,
@@ -178,6 +168,14 @@ export const searchSessionsOperation: Operation = defineOperation({
       hits = found.rows;
       substringPartial = !found.scanned_all;
     }
+    // The sub-agent behind each hit's session, looked up once per session.
+    const subagents = new Map<string, SessionRow | undefined>();
+    for (const id of new Set(hits.map((hit) => hit.session_id))) {
+      if (!unscoped && !known.has(id)) continue;
+      const row = await rowOf(id);
+      if (row?.is_subagent === 1 && row.parent_session_id !== null) subagents.set(id, row);
+    }
+    const subagentOf = (id: string): SessionRow | undefined => subagents.get(id);
     const bySession = new Map<string, MessageRow[]>();
     for (const hit of hits) {
       const root = subagentOf(hit.session_id)?.parent_session_id ?? hit.session_id;
@@ -190,7 +188,7 @@ export const searchSessionsOperation: Operation = defineOperation({
     for (const [sessionId, sessionHits] of bySession) {
       if (entries.length === limit) break;
       // Unscoped searches have no preloaded rows; fetch the few sessions shown.
-      const row = sessionRows.get(sessionId) ?? getSession(ctx.db, sessionId);
+      const row = sessionRows.get(sessionId) ?? await ctx.store.agent.getSession(sessionId);
       if (row === undefined) continue;
       entries.push({
         ...summarizeSession(row, ctx.now),

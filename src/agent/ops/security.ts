@@ -65,11 +65,11 @@ export const securityOperation: Operation = defineOperation({
     truncated: z.boolean().describe("Older records left out: a shorter window reads them all"),
   }),
   ...TELEMETRY_READER,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const window = resolveWindow(ctx.now, input.since_min, undefined, 7 * 1440);
-    const scan = scanSecurity(
-      ctx.db,
+    const scan = await scanSecurity(
+      ctx.store,
       { since: window.since, until: window.until },
       clamp(input.limit, 0, 200, 50),
     );

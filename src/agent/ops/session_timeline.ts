@@ -14,19 +14,11 @@
  */
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
-import {
-  getSession,
-  type SessionRow,
-  sessionsByPrefix,
-  subagentsOf,
-  subagentTotals,
-} from "../../store/agent/sessions.ts";
-import { type TimelineEventRow, timelineEvents } from "../../store/agent/events.ts";
-import { type TimelineMessageRow, timelineMessages } from "../../store/agent/messages.ts";
-import { sessionUsage } from "../../store/agent/usage.ts";
-import { anomalyFeed } from "../../store/perception/anomalies.ts";
-import { buildRunsBetween } from "../../store/perception/build_runs.ts";
-import { sessionFileChanges } from "../../store/perception/file_changes.ts";
+import type { SessionRow } from "../../store/agent/sessions.ts";
+import type { StoreMode } from "../../store/repository.ts";
+import type { Store } from "../../store/store.ts";
+import type { TimelineEventRow } from "../../store/agent/events.ts";
+import type { TimelineMessageRow } from "../../store/agent/messages.ts";
 import { OperationFailure } from "../../core/errors.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, clamp, cutText, durationMin, iso, READ_ONLY } from "./common.ts";
@@ -130,13 +122,13 @@ export const sessionTimelineOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
-    const session = findSession(ctx.db, input.session_id.trim());
+    const session = await findSession(ctx.store, input.session_id.trim());
     const limit = clamp(input.limit, 10, 2000, 800);
     const chars = clamp(input.text_chars, 40, 1000, 200);
-    const messages = timelineMessages(ctx.db, session.session_id, limit + 1, chars);
-    const events = timelineEvents(ctx.db, session.session_id, limit + 1, chars);
+    const messages = await ctx.store.agent.timelineMessages(session.session_id, limit + 1, chars);
+    const events = await ctx.store.agent.timelineEvents(session.session_id, limit + 1, chars);
     let truncated = messages.length > limit || events.length > limit;
     const fromTranscript = messages.some((m) =>
       m.message_type === "tool_use" || m.message_type === "user"
@@ -155,7 +147,9 @@ export const sessionTimelineOperation: Operation = defineOperation({
         false,
       ));
     }
-    const children = isSubagent ? [] : subagentsOf(ctx.db, [session.session_id], SUBAGENT_LIMIT);
+    const children = isSubagent
+      ? []
+      : await ctx.store.agent.subagentsOf([session.session_id], SUBAGENT_LIMIT);
     for (const child of children) items.push(subagentItem(child));
     if (fromTranscript) {
       // Session start and stop come only from hooks; they still mark the axis.
@@ -171,8 +165,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
     const project = session.project ?? session.cwd ?? "";
     if (project !== "") {
       for (
-        const change of sessionFileChanges(
-          ctx.db,
+        const change of await ctx.store.perception.sessionFileChanges(
           project,
           session.session_id,
           sessionSince(session),
@@ -189,7 +182,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
         });
       }
     }
-    const anomalies = anomalyFeed(ctx.db, {
+    const anomalies = await ctx.store.perception.anomalyFeed({
       since: 0,
       sessionId: session.session_id,
       includeResolved: true,
@@ -205,8 +198,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
         severity: anomaly.severity,
       });
     }
-    const builds = buildRunsBetween(
-      ctx.db,
+    const builds = await ctx.store.perception.buildRunsBetween(
       project === "" ? null : project,
       sessionSince(session) - 60_000,
       session.last_activity_at + 60_000,
@@ -230,7 +222,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
       items.length = limit;
       truncated = true;
     }
-    const usage = sessionUsage(ctx.db, session.session_id, 2000).map((u) => {
+    const usage = (await ctx.store.agent.sessionUsage(session.session_id, 2000)).map((u) => {
       const inputSide = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
       const point: z.infer<typeof usagePointSchema> = {
         t: u.ts,
@@ -248,9 +240,11 @@ export const sessionTimelineOperation: Operation = defineOperation({
       return point;
     });
     const tools = items.filter((i) => i.kind === "tool");
-    const sums = isSubagent ? undefined : subagentTotals(ctx.db, [session.session_id]).get(
-      session.session_id,
-    );
+    const sums = isSubagent
+      ? undefined
+      : (await ctx.store.agent.subagentTotals([session.session_id])).get(
+        session.session_id,
+      );
     const summary: Record<string, unknown> = {
       ...summarizeSession(session, ctx.now),
       project,
@@ -264,7 +258,7 @@ export const sessionTimelineOperation: Operation = defineOperation({
     }
     const extra: Record<string, unknown> = {};
     if (isSubagent && session.parent_session_id !== null) {
-      const parent = getSession(ctx.db, session.parent_session_id);
+      const parent = await ctx.store.agent.getSession(session.parent_session_id);
       extra.parent = {
         session_id: session.parent_session_id,
         ...(parent?.title !== null && parent?.title !== undefined ? { title: parent.title } : {}),
@@ -301,10 +295,10 @@ export const sessionTimelineOperation: Operation = defineOperation({
   },
 });
 
-function findSession(db: Parameters<typeof getSession>[0], id: string): SessionRow {
-  const exact = getSession(db, id);
+async function findSession(store: Store<StoreMode>, id: string): Promise<SessionRow> {
+  const exact = await store.agent.getSession(id);
   if (exact !== undefined) return exact;
-  const matches = sessionsByPrefix(db, id, 2);
+  const matches = await store.agent.sessionsByPrefix(id, 2);
   if (matches.length === 1) return matches[0];
   throw new OperationFailure(
     matches.length === 0

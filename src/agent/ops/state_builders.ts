@@ -6,18 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { recentToolEvents, toolCountsFromEvents } from "../../store/agent/events.ts";
-import {
-  lastPrompt,
-  recentFiles,
-  toolCountsFromMessages,
-} from "../../store/agent/session_activity.ts";
 import type { SessionRow } from "../../store/agent/sessions.ts";
-import { activeAnomalies } from "../../store/perception/anomalies.ts";
-import { latestBuildRuns } from "../../store/perception/build_runs.ts";
-import { fileChangesSince } from "../../store/perception/file_changes.ts";
-import { gitMovesSince } from "../../store/perception/git_moves.ts";
-import { getProjectState, projectRootFor } from "../../store/perception/project_state.ts";
 import { type AgentContext, ago, cutText, durationMin, iso, isoOrNull } from "./common.ts";
 
 /** Minutes after which a build failure is reported as stale. */
@@ -91,17 +80,17 @@ export function sessionSince(session: SessionRow): number {
 }
 
 /** Builds a session's state; `actionLimit` adds the verbose action list. */
-export function buildSessionState(
+export async function buildSessionState(
   ctx: AgentContext,
   session: SessionRow,
   actionLimit?: number,
-): SessionState {
-  const fromEvents = toolCountsFromEvents(ctx.db, session.session_id);
+): Promise<SessionState> {
+  const fromEvents = await ctx.store.agent.toolCountsFromEvents(session.session_id);
   const tools = fromEvents.length > 0
     ? fromEvents
-    : toolCountsFromMessages(ctx.db, session.session_id);
-  const files = recentFiles(ctx.db, session.session_id, 10);
-  const prompt = lastPrompt(ctx.db, session.session_id);
+    : await ctx.store.agent.toolCountsFromMessages(session.session_id);
+  const files = await ctx.store.agent.recentFiles(session.session_id, 10);
+  const prompt = await ctx.store.agent.lastPrompt(session.session_id);
   const total = session.input_tokens + session.output_tokens + session.cache_read_tokens +
     session.cache_write_tokens;
   const tokens: z.infer<typeof tokensSchema> = {
@@ -145,7 +134,11 @@ export function buildSessionState(
       ...(f.tool_name !== null ? { tool_name: f.tool_name } : {}),
       ts: iso(f.ts),
     })),
-    external_changes: fileChangesSince(ctx.db, project || null, sessionSince(session), 20)
+    external_changes: (await ctx.store.perception.fileChangesSince(
+      project || null,
+      sessionSince(session),
+      20,
+    ))
       .filter((c) => c.source !== "agent")
       .map((c) => c.path),
   };
@@ -153,7 +146,7 @@ export function buildSessionState(
   if (session.title !== null) state.title = session.title;
   if (files.length > 0) state.current_focus = files[0].path;
   if (prompt !== undefined) state.last_prompt = cutText(prompt.text, 300).text;
-  const build = latestBuildRuns(ctx.db, undefined, 1)[0];
+  const build = (await ctx.store.perception.latestBuildRuns(undefined, 1))[0];
   if (build !== undefined && build.exit_code !== 0 && build.started_at >= sessionSince(session)) {
     const errors = JSON.parse(build.errors) as Array<{ message?: string }>;
     state.last_build_error = {
@@ -163,16 +156,17 @@ export function buildSessionState(
     };
   }
   if (actionLimit !== undefined) {
-    state.actions = recentToolEvents(ctx.db, session.session_id, actionLimit).reverse().map((e) => {
-      const action: z.infer<typeof actionSchema> = { ts: iso(e.ts), event_type: e.event_type };
-      if (e.tool_name !== null) action.tool_name = e.tool_name;
-      if (e.file_path !== null) action.file_path = e.file_path;
-      if (e.command_prefix !== null) action.command_prefix = e.command_prefix;
-      if (e.event_type === "PostToolUse") action.success = e.success !== 0;
-      if (e.event_type === "PostToolUseFailure") action.success = false;
-      if (e.error !== null) action.error = cutText(e.error, 300).text;
-      return action;
-    });
+    state.actions = (await ctx.store.agent.recentToolEvents(session.session_id, actionLimit))
+      .reverse().map((e) => {
+        const action: z.infer<typeof actionSchema> = { ts: iso(e.ts), event_type: e.event_type };
+        if (e.tool_name !== null) action.tool_name = e.tool_name;
+        if (e.file_path !== null) action.file_path = e.file_path;
+        if (e.command_prefix !== null) action.command_prefix = e.command_prefix;
+        if (e.event_type === "PostToolUse") action.success = e.success !== 0;
+        if (e.event_type === "PostToolUseFailure") action.success = false;
+        if (e.error !== null) action.error = cutText(e.error, 300).text;
+        return action;
+      });
   }
   return state;
 }
@@ -191,12 +185,12 @@ export const anomalySchema = z.object({
 });
 
 /** A session's active anomalies, optionally of one channel. */
-export function buildAnomalies(
+export async function buildAnomalies(
   ctx: AgentContext,
   sessionId: string,
   channel?: string,
-): z.infer<typeof anomalySchema>[] {
-  return activeAnomalies(ctx.db, sessionId)
+): Promise<z.infer<typeof anomalySchema>[]> {
+  return (await ctx.store.perception.activeAnomalies(sessionId))
     .filter((a) => channel === undefined || a.channel === channel)
     .map((a) => ({
       kind: a.kind,
@@ -240,8 +234,11 @@ export const buildStatusSchema = z.object({
 });
 
 /** The latest build status of a tag (or of any build). */
-export function buildStatus(ctx: AgentContext, tag?: string): z.infer<typeof buildStatusSchema> {
-  const run = latestBuildRuns(ctx.db, tag, 1)[0];
+export async function buildStatus(
+  ctx: AgentContext,
+  tag?: string,
+): Promise<z.infer<typeof buildStatusSchema>> {
+  const run = (await ctx.store.perception.latestBuildRuns(tag, 1))[0];
   if (run === undefined) {
     return {
       ...(tag !== undefined ? { tag } : {}),
@@ -314,13 +311,13 @@ export const externalChangesSchema = z.object({
 });
 
 /** File changes (attributed) and git moves in a project since `sinceMin` minutes. */
-export function externalChanges(
+export async function externalChanges(
   ctx: AgentContext,
   project: string,
   sinceMin: number,
-): z.infer<typeof externalChangesSchema> {
+): Promise<z.infer<typeof externalChangesSchema>> {
   const since = ctx.now - sinceMin * 60_000;
-  const changes = fileChangesSince(ctx.db, project, since, 200).map((c) => ({
+  const changes = (await ctx.store.perception.fileChangesSince(project, since, 200)).map((c) => ({
     path: c.path,
     kind: c.kind,
     source: c.source,
@@ -328,7 +325,7 @@ export function externalChanges(
     ...(c.agent !== null ? { agent: c.agent } : {}),
     ...(c.session_id !== null ? { session_id: c.session_id } : {}),
   }));
-  const git = gitMovesSince(ctx.db, project, since, 50).map((g) => ({
+  const git = (await ctx.store.perception.gitMovesSince(project, since, 50)).map((g) => ({
     kind: g.kind,
     ...(g.branch !== null ? { branch: g.branch } : {}),
     ...(g.from_ref !== null ? { from: g.from_ref } : {}),
@@ -350,8 +347,11 @@ export function externalChanges(
 }
 
 /** The indexed project state for a folder, if the project sensor indexed it. */
-export function projectState(ctx: AgentContext, cwd: string): Record<string, unknown> {
-  const root = projectRootFor(ctx.db, cwd);
+export async function projectState(
+  ctx: AgentContext,
+  cwd: string,
+): Promise<Record<string, unknown>> {
+  const root = await ctx.store.perception.projectRootFor(cwd);
   if (root === undefined) {
     return {
       root: cwd,
@@ -360,7 +360,7 @@ export function projectState(ctx: AgentContext, cwd: string): Record<string, unk
         "this project is not indexed yet; `vantage project refresh` (or a running `vantage serve`) indexes it",
     };
   }
-  const stored = getProjectState(ctx.db, root)!;
+  const stored = (await ctx.store.perception.getProjectState(root))!;
   return {
     ...JSON.parse(stored.state),
     root,

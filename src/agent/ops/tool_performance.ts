@@ -10,7 +10,6 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { recentToolFailures, toolDurations, toolStats } from "../../store/telemetry/tool_calls.ts";
 import type { TelemetryWindow } from "../../store/telemetry/window.ts";
 import { agentContext, clamp, iso } from "./common.ts";
 import { windowEnd } from "./dashboard_window.ts";
@@ -62,7 +61,7 @@ export const toolPerformanceOperation: Operation = defineOperation({
     note: z.string().optional(),
   }),
   ...TELEMETRY_READER,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const scope = telemetryScope(ctx, input, 1440);
     const window = scope.telemetry;
@@ -72,10 +71,16 @@ export const toolPerformanceOperation: Operation = defineOperation({
       since: scope.window.since - length,
       until: scope.window.since,
     };
-    const stats = toolStats(ctx.db, window);
-    const durations = new Map(toolDurations(ctx.db, window).map((r) => [r.key, r]));
-    const before = new Map(toolStats(ctx.db, previous).map((r) => [r.tool_name, r]));
-    const beforeDurations = new Map(toolDurations(ctx.db, previous).map((r) => [r.key, r]));
+    const stats = await ctx.store.telemetry.toolStats(window);
+    const durations = new Map(
+      (await ctx.store.telemetry.toolDurations(window)).map((r) => [r.key, r]),
+    );
+    const before = new Map(
+      (await ctx.store.telemetry.toolStats(previous)).map((r) => [r.tool_name, r]),
+    );
+    const beforeDurations = new Map(
+      (await ctx.store.telemetry.toolDurations(previous)).map((r) => [r.key, r]),
+    );
     const tools = stats.map((row) => {
       const d = durations.get(row.tool_name);
       const p95 = ms(d?.p95);
@@ -98,7 +103,10 @@ export const toolPerformanceOperation: Operation = defineOperation({
         },
       };
     });
-    const failures = recentToolFailures(ctx.db, window, clamp(input.failures, 0, 100, 20));
+    const failures = await ctx.store.telemetry.recentToolFailures(
+      window,
+      clamp(input.failures, 0, 100, 20),
+    );
     return {
       since: iso(scope.window.since),
       until: windowEnd(scope.window, ctx.now),

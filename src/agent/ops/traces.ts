@@ -11,14 +11,6 @@
 import { z } from "zod";
 import { clampedInt } from "../../ops/clamped.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import {
-  conversationFinishReasons,
-  conversationTurns,
-  finishReasons,
-  questionCostSpread,
-  topConversations,
-  traceTotals,
-} from "../../store/telemetry/traces.ts";
 import type { TelemetryWindow } from "../../store/telemetry/window.ts";
 import { agentContext, clamp, iso } from "./common.ts";
 import { resolveWindow, sinceMinSchema, windowEnd } from "./dashboard_window.ts";
@@ -95,25 +87,28 @@ export const tracesOperation: Operation = defineOperation({
     note: z.string().optional(),
   }),
   ...TELEMETRY_READER,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const resolved = resolveWindow(ctx.now, input.since_min, undefined, 1440);
     const window: TelemetryWindow = { since: resolved.since, until: resolved.until };
-    const totals = traceTotals(ctx.db, window);
-    const spread = questionCostSpread(ctx.db, window);
-    const conversations = topConversations(ctx.db, window, clamp(input.limit, 1, 50, 10));
-    const reasons = conversationFinishReasons(
-      ctx.db,
+    const totals = await ctx.store.telemetry.traceTotals(window);
+    const spread = await ctx.store.telemetry.questionCostSpread(window);
+    const conversations = await ctx.store.telemetry.topConversations(
+      window,
+      clamp(input.limit, 1, 50, 10),
+    );
+    const reasons = await ctx.store.telemetry.conversationFinishReasons(
       window,
       conversations.map((c) => c.session_id),
     );
-    const top = conversations.map((c) => {
-      const turns = conversationTurns(ctx.db, window, c.session_id, TURNS_READ)
+    const top = [];
+    for (const c of conversations) {
+      const turns = (await ctx.store.telemetry.conversationTurns(window, c.session_id, TURNS_READ))
         .map((t) => t.context);
       const first = turns[0] ?? null;
       const last = turns.length > 0 ? turns[turns.length - 1] : null;
       const sample = downsample(turns, SNOWBALL_POINTS);
-      return {
+      top.push({
         session_id: c.session_id,
         agent: c.agent,
         model: c.model,
@@ -140,8 +135,8 @@ export const tracesOperation: Operation = defineOperation({
         },
         finish_reasons: reasons.filter((r) => r.session_id === c.session_id)
           .map(({ reason, calls }) => ({ reason, calls })),
-      };
-    });
+      });
+    }
     return {
       since: iso(resolved.since),
       until: windowEnd(resolved, ctx.now),
@@ -157,7 +152,7 @@ export const tracesOperation: Operation = defineOperation({
         p95_usd: usd(spread.p95),
         max_usd: usd(spread.max),
       },
-      finish_reasons: finishReasons(ctx.db, window),
+      finish_reasons: await ctx.store.telemetry.finishReasons(window),
       top,
       ...(totals.calls === 0 ? { note: NO_TELEMETRY_NOTE } : {}),
     };

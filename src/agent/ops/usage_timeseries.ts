@@ -6,7 +6,6 @@
  * @module
  */
 import { z } from "zod";
-import { usageBuckets } from "../../store/agent/usage.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { agentContext, agentSourceSchema, READ_ONLY, resolveAgentFilter } from "./common.ts";
 import { resolveWindow, sinceMinSchema, untilMinSchema, windowEnd } from "./dashboard_window.ts";
@@ -71,7 +70,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
   }),
   scopes: ["agent:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const ctx = agentContext(context);
     const filter = resolveAgentFilter(input.agent_source, ctx.caller, false);
     const window = resolveWindow(ctx.now, input.since_min, input.until_min, 1440);
@@ -79,7 +78,7 @@ export const usageTimeseriesOperation: Operation = defineOperation({
     const bucketMin = chooseBucketMin((end - window.since) / 60_000, input.bucket_min);
     const bucketMs = bucketMin * 60_000;
     const groupBy = input.group_by ?? "agent";
-    const rows = usageBuckets(ctx.db, {
+    const rows = await ctx.store.agent.usageBuckets({
       since: window.since,
       until: window.until,
       bucketMs,

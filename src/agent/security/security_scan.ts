@@ -7,17 +7,13 @@
  *
  * @module
  */
-import {
-  hookShellCommands,
-  type StoredToolText,
-  type StoredToolTexts,
-  type ToolTextWindow,
-  transcriptShellCalls,
-  transcriptToolCall,
-  transcriptToolResults,
+import type {
+  StoredToolText,
+  StoredToolTexts,
+  ToolTextWindow,
 } from "../../store/agent/tool_texts.ts";
-import type { DatabaseSync } from "../../store/database.ts";
-import { telemetryToolTexts } from "../../store/telemetry/tool_texts.ts";
+import type { StoreMode } from "../../store/repository.ts";
+import type { Store } from "../../store/store.ts";
 import { isShellTool, SHELL_TOOL_NAMES, toolTarget } from "../tool_input.ts";
 import { isRecord, str, type UnknownRecord } from "../values.ts";
 import { findInjection, INJECTION_RULES } from "./prompt_injection.ts";
@@ -176,19 +172,27 @@ function allSources(...sources: StoredToolTexts[]): StoredToolTexts {
  * The shell commands of the window: hook events with a command, transcript calls of the
  * shell tools (their input), and telemetry tool records carrying parameters or arguments.
  */
-function shellCallsIn(db: DatabaseSync, window: ToolTextWindow, limit: number): StoredToolTexts {
+async function shellCallsIn(
+  store: Store<StoreMode>,
+  window: ToolTextWindow,
+  limit: number,
+): Promise<StoredToolTexts> {
   return allSources(
-    hookShellCommands(db, window, limit),
-    transcriptShellCalls(db, window, SHELL_TOOL_NAMES, limit),
-    telemetryToolTexts(db, window, "arguments", limit),
+    await store.agent.hookShellCommands(window, limit),
+    await store.agent.transcriptShellCalls(window, SHELL_TOOL_NAMES, limit),
+    await store.telemetry.telemetryToolTexts(window, "arguments", limit),
   );
 }
 
 /** The tool results of the window: transcript results and telemetry records carrying one. */
-function toolResultsIn(db: DatabaseSync, window: ToolTextWindow, limit: number): StoredToolTexts {
+async function toolResultsIn(
+  store: Store<StoreMode>,
+  window: ToolTextWindow,
+  limit: number,
+): Promise<StoredToolTexts> {
   return allSources(
-    transcriptToolResults(db, window, limit),
-    telemetryToolTexts(db, window, "results", limit),
+    await store.agent.transcriptToolResults(window, limit),
+    await store.telemetry.telemetryToolTexts(window, "results", limit),
   );
 }
 
@@ -198,16 +202,16 @@ function toolResultsIn(db: DatabaseSync, window: ToolTextWindow, limit: number):
  *
  * @example
  * ```ts ignore
- * const scan = scanSecurity(db, { since: Date.now() - 86_400_000, until: Date.now() }, 20);
+ * const scan = await scanSecurity(store, { since: Date.now() - 86_400_000, until: Date.now() }, 20);
  * scan.commands[0]; // { rules: ["pipe_to_shell"], command: "curl … | sh", session_id, … }
  * ```
  */
-export function scanSecurity(
-  db: DatabaseSync,
+export async function scanSecurity(
+  store: Store<StoreMode>,
   window: ToolTextWindow,
   limit: number,
-): SecurityScan {
-  const calls = shellCallsIn(db, window, SCAN_ROWS.commands);
+): Promise<SecurityScan> {
+  const calls = await shellCallsIn(store, window, SCAN_ROWS.commands);
   const seenCalls = new Set<string>();
   const commands: RiskyCommandFinding[] = [];
   let scanned = 0;
@@ -234,7 +238,7 @@ export function scanSecurity(
     });
   }
 
-  const results = toolResultsIn(db, window, SCAN_ROWS.results);
+  const results = await toolResultsIn(store, window, SCAN_ROWS.results);
   const seenResults = new Set<string>();
   const injections: InjectionFinding[] = [];
   let resultsScanned = 0;
@@ -266,7 +270,7 @@ export function scanSecurity(
   // What the tool read, for the listed ones: the call that the result answers.
   for (const finding of listed) {
     if (finding.source !== "transcript" || finding.tool_use_id === null) continue;
-    const call = transcriptToolCall(db, finding.session_id, finding.tool_use_id);
+    const call = await store.agent.transcriptToolCall(finding.session_id, finding.tool_use_id);
     if (call === undefined) continue;
     finding.tool ??= call.tool_name;
     finding.target = targetOf(call.tool_name ?? undefined, call.text);
