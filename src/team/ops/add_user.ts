@@ -35,10 +35,10 @@ export const addUserOperation: Operation = defineOperation({
   }),
   scopes: ["admin"],
   annotations: PEOPLE_WRITE,
-  run(context, input) {
+  async run(context, input) {
     const { team, now } = teamContext(context);
     const token = issuePersonToken();
-    const person = team.addPerson({
+    const person = await team.addPerson({
       name: input.name,
       role: input.admin ? "admin" : "member",
       token_hash: personTokenHash(token),

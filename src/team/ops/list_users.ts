@@ -18,8 +18,8 @@ export const listUsersOperation: Operation = defineOperation({
   output: z.object({ count: z.number().int(), people: z.array(personSchema) }),
   scopes: ["admin"],
   annotations: READ_ONLY_ANNOTATIONS,
-  run(context) {
-    const people = teamContext(context).team.listPeople().map(personEntry);
+  async run(context) {
+    const people = (await teamContext(context).team.listPeople()).map(personEntry);
     return { count: people.length, people };
   },
 });

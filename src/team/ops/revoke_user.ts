@@ -24,8 +24,8 @@ export const revokeUserOperation: Operation = defineOperation({
   output: z.object({ person: personSchema }),
   scopes: ["admin"],
   annotations: { ...PEOPLE_WRITE, destructiveHint: true, idempotentHint: true },
-  run(context, input) {
+  async run(context, input) {
     const { team, now } = teamContext(context);
-    return { person: personEntry(team.revokePerson(input.name, now)) };
+    return { person: personEntry(await team.revokePerson(input.name, now)) };
   },
 });

@@ -6,15 +6,18 @@
  */
 import { z } from "zod";
 import type { OperationAnnotations, OperationContext } from "../../ops/operation.ts";
-import { CLOCK, DATABASE } from "../../ops/service_keys.ts";
+import { CLOCK, STORE } from "../../ops/service_keys.ts";
+import type { StoreMode } from "../../store/repository.ts";
 import type { PersonRow } from "../../store/team/people.ts";
-import { sqliteTeamStore, type TeamStore } from "../../store/team/team_store.ts";
+import type { TeamStore } from "../../store/team/team_store.ts";
 
-/** The team store and "now" of an operation's context. */
-export function teamContext(context: OperationContext): { team: TeamStore<"sync">; now: number } {
+/** The team store (either backend: answers are awaited) and "now" of an operation's context. */
+export function teamContext(
+  context: OperationContext,
+): { team: TeamStore<StoreMode>; now: number } {
   const services = context.services;
   return {
-    team: sqliteTeamStore(services.get(DATABASE)),
+    team: services.get(STORE).team,
     now: services.has(CLOCK) ? services.get(CLOCK)() : Date.now(),
   };
 }
