@@ -14,6 +14,7 @@ import { watchProject } from "../../src/perception/file_watcher.ts";
 import { insertHookEvent } from "../../src/store/agent/events.ts";
 import { openDatabase, transaction } from "../../src/store/database.ts";
 import { median, percentile, printTable } from "./stats.ts";
+import { sqliteStore } from "../../src/store/store.ts";
 
 function event(sessionId: string, project: string, i: number, ts: number): HookEvent {
   const kinds = ["PreToolUse", "PostToolUse", "UserPromptSubmit"];
@@ -63,7 +64,7 @@ async function benchContext(total: number): Promise<void> {
   }
   const fillSeconds = (performance.now() - fillStarted) / 1000;
   const engine = new PerceptionEngine({
-    db,
+    store: sqliteStore(db),
     log: createLogger("bench", { minimum: "error" }),
     sensors: false,
   });

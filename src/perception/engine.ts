@@ -10,31 +10,23 @@
  *
  * @module
  */
+import { andThen, eachInTurn, type Eventually } from "../core/eventually.ts";
 import type { Logger } from "../core/log.ts";
 import { storedHookEvent } from "../agent/hooks/stored_hook_event.ts";
 import type { AgentName, HookEvent, UsageRecord } from "../model/agent_records.ts";
-import { getSession } from "../store/agent/sessions.ts";
 import type { CompletedToolEvent } from "../store/agent/tool_outcomes.ts";
-import { type DatabaseSync, writing } from "../store/database.ts";
-import {
-  type ContextBundle,
-  type PerceptionBundle,
-  type PerceptionQuery,
-  readPerceptionBundle,
+import type { DatabaseSync } from "../store/database.ts";
+import type {
+  ContextBundle,
+  PerceptionBundle,
+  PerceptionQuery,
 } from "../store/perception/perception_bundle.ts";
-import {
-  activeAnomalies,
-  anomalyHistory,
-  type AnomalyHistoryRow,
-  type AnomalyRow,
-  recordEmission,
-  resolveAnomaly,
-} from "../store/perception/anomalies.ts";
+import type { AnomalyHistoryRow, AnomalyRow } from "../store/perception/anomalies.ts";
 import type { BuildRunRow } from "../store/perception/build_runs.ts";
 import type { FileChangeRow } from "../store/perception/file_changes.ts";
 import type { PerceptionStore } from "../store/perception/perception_store.ts";
-import { saveInjection } from "../store/perception/project_state.ts";
-import type { StoreMode } from "../store/repository.ts";
+import type { Answer, StoreMode } from "../store/repository.ts";
+import type { Store } from "../store/store.ts";
 import { ANOMALY_RULES, detectAnomalies } from "./anomaly_rules.ts";
 import {
   type AnomalyKind,
@@ -82,9 +74,14 @@ const CONTEXT_RECENT_FILES = 8;
 const CONTEXT_GIT_MOVES = 10;
 
 /** Options for {@link PerceptionEngine}. */
-export interface PerceptionOptions {
-  /** The store. */
-  db: DatabaseSync;
+export interface PerceptionOptions<M extends StoreMode = "sync"> {
+  /** The store the rules read and record through (either backend). */
+  store: Store<M>;
+  /**
+   * The SQLite connection the file, git and project sensors write through; without it the
+   * sensors do not run (a team server on PostgreSQL watches no files: its laptops do).
+   */
+  db?: DatabaseSync;
   /** Where to log. */
   log: Logger;
   /** Answer hooks with context (default true; `VANTAGE_DISABLE_INJECTION=1` turns it off). */
@@ -112,16 +109,22 @@ interface SessionCache {
   project?: string;
 }
 
-/** The perception engine of one server. */
-export class PerceptionEngine {
-  #options: PerceptionOptions;
+/**
+ * The perception engine of one server. On SQLite (`M` = "sync") every method answers at once,
+ * so a hook's rules run inside the write that stores the hook; on a server backend they answer
+ * with promises. The steps are one implementation for both (see core/eventually.ts).
+ */
+export class PerceptionEngine<M extends StoreMode = "sync"> {
+  #options: PerceptionOptions<M>;
+  #store: Store<StoreMode>;
   #sessions = new Map<string, SessionCache>();
   #sensors: ProjectSensors | undefined;
 
   /** Creates the engine (sensors start as projects become active). */
-  constructor(options: PerceptionOptions) {
+  constructor(options: PerceptionOptions<M>) {
     this.#options = options;
-    if (options.sensors !== false) {
+    this.#store = options.store;
+    if (options.sensors !== false && options.db !== undefined) {
       this.#sensors = new ProjectSensors({
         db: options.db,
         log: options.log,
@@ -141,61 +144,75 @@ export class PerceptionEngine {
    * session comes from one store call; only the active anomalies, which the rules write, are
    * read after them.
    */
-  onHookEvent(event: HookEvent): HookAnswer {
+  onHookEvent(event: HookEvent): Answer<HookAnswer, M> {
     const started = performance.now();
     const now = this.#now();
     const cached = this.#sessions.get(event.session_id);
     const injecting = this.#options.inject !== false && CONTEXT_EVENTS.has(event.event_type);
     const force = event.event_type === "SessionStart" || event.event_type === "PreCompact";
-    const bundle = readPerceptionBundle(this.#options.db, {
+    const read = this.#store.perception.readPerceptionBundle({
       ...ruleQuery(event.session_id, now, event.project ?? event.cwd ?? cached?.project),
       // The event being handled is already stored: it is the cache's newest once rebuilt.
       ...(cached === undefined ? { events: EVENTS_KEPT } : {}),
       ...(injecting ? { context: contextQuery("session", !force) } : {}),
     });
-    const cache = cached ?? this.#rebuild(event.session_id, bundle, true);
-    cache.events.push(event);
-    if (cache.events.length > EVENTS_KEPT) {
-      cache.events.splice(0, cache.events.length - EVENTS_KEPT);
-    }
-    const project = bundle.project;
-    if (project !== undefined) cache.project = project;
-    this.#sensors?.touch(project);
-
-    const emitted = this.#runRules(event.session_id, cache, project, now, bundle);
-    const answer: HookAnswer = { emitted };
-    if (!injecting || bundle.context === undefined) return answer;
-    // A Stop answer makes the agent continue: only worth it when something new must be said.
-    if (event.event_type === "Stop" && emitted === 0) return answer;
-    const snapshot = composeSnapshot(
-      event.session_id,
-      bundle,
-      bundle.context,
-      activeAnomalies(this.#options.db, event.session_id, SNAPSHOT_ANOMALIES),
-      now,
-      cache.events,
-    );
-    const previousText = force ? undefined : bundle.context.injection?.snapshot;
-    const previous = previousText === undefined
-      ? undefined
-      : JSON.parse(previousText) as ContextSnapshot;
-    const rendered = renderContext(snapshot, previous, {
-      force,
-      header: event.event_type === "PreCompact"
-        ? "Keep through the compaction — current state:"
-        : undefined,
-    });
-    if (rendered.text === "") return answer;
-    if (performance.now() - started > (this.#options.budgetMs ?? 100)) {
-      // Late context is worse than none: the agent has moved on.
-      this.#options.log.warn("context answer skipped: over budget", {
-        ms: Math.round(performance.now() - started),
+    const answered = andThen(read, (bundle) => {
+      const cache = cached ?? this.#rebuild(event.session_id, bundle, true);
+      cache.events.push(event);
+      if (cache.events.length > EVENTS_KEPT) {
+        cache.events.splice(0, cache.events.length - EVENTS_KEPT);
+      }
+      const project = bundle.project;
+      if (project !== undefined) cache.project = project;
+      this.#sensors?.touch(project);
+      const ruled = this.#runRules(event.session_id, cache, project, now, bundle);
+      return andThen(ruled, (emitted): Eventually<HookAnswer> => {
+        const answer: HookAnswer = { emitted };
+        const context = bundle.context;
+        if (!injecting || context === undefined) return answer;
+        // A Stop answer makes the agent continue: only worth it when something new must be said.
+        if (event.event_type === "Stop" && emitted === 0) return answer;
+        const active = this.#store.perception.activeAnomalies(event.session_id, SNAPSHOT_ANOMALIES);
+        return andThen(active, (anomalies) => {
+          const snapshot = composeSnapshot(
+            event.session_id,
+            bundle,
+            context,
+            anomalies,
+            now,
+            cache.events,
+          );
+          const previousText = force ? undefined : context.injection?.snapshot;
+          const previous = previousText === undefined
+            ? undefined
+            : JSON.parse(previousText) as ContextSnapshot;
+          const rendered = renderContext(snapshot, previous, {
+            force,
+            header: event.event_type === "PreCompact"
+              ? "Keep through the compaction — current state:"
+              : undefined,
+          });
+          if (rendered.text === "") return answer;
+          if (performance.now() - started > (this.#options.budgetMs ?? 100)) {
+            // Late context is worse than none: the agent has moved on.
+            this.#options.log.warn("context answer skipped: over budget", {
+              ms: Math.round(performance.now() - started),
+            });
+            return answer;
+          }
+          const saved = this.#store.perception.saveInjection(
+            event.session_id,
+            JSON.stringify(snapshot),
+            now,
+          );
+          return andThen(saved, () => {
+            answer.output = hookOutput(event, rendered.text);
+            return answer;
+          });
+        });
       });
-      return answer;
-    }
-    saveInjection(this.#options.db, event.session_id, JSON.stringify(snapshot), now);
-    answer.output = hookOutput(event, rendered.text);
-    return answer;
+    });
+    return answered as Answer<HookAnswer, M>;
   }
 
   /**
@@ -203,13 +220,25 @@ export class PerceptionEngine {
    * unknown (Codex): the event takes it and the session's rules run again, so a failure counts
    * as one. Returns the anomalies emitted; the agent hears of them with its next hook answer.
    */
-  onToolOutcome(completed: CompletedToolEvent): number {
+  onToolOutcome(completed: CompletedToolEvent): Answer<number, M> {
     const now = this.#now();
     const cached = this.#sessions.get(completed.session_id);
-    const bundle = readPerceptionBundle(this.#options.db, {
+    const read = this.#store.perception.readPerceptionBundle({
       ...ruleQuery(completed.session_id, now, cached?.project),
       ...(cached === undefined ? { events: EVENTS_KEPT } : {}),
     });
+    return andThen(read, (bundle) => this.#outcomeRules(completed, cached, bundle, now)) as Answer<
+      number,
+      M
+    >;
+  }
+
+  #outcomeRules(
+    completed: CompletedToolEvent,
+    cached: SessionCache | undefined,
+    bundle: PerceptionBundle,
+    now: number,
+  ): Eventually<number> {
     // Not cached: rebuilt from the store, whose events already hold the outcome.
     const cache = cached ?? this.#rebuild(completed.session_id, bundle, false);
     if (cached !== undefined) {
@@ -230,38 +259,36 @@ export class PerceptionEngine {
    * slow tools) run over what it now holds. Returns the anomalies emitted; the agent hears of
    * them with its next hook answer that carries context.
    */
-  onTelemetry(sessionId: string): number {
-    const db = this.#options.db;
+  onTelemetry(sessionId: string): Answer<number, M> {
+    const store = this.#store;
     const now = this.#now();
-    const session = getSession(db, sessionId);
-    const activity: SessionActivity = {
-      session_id: sessionId,
-      now,
-      events: [],
-      telemetry: readTelemetryActivity(db, sessionId, now, DEFAULT_ANOMALY_CONFIG),
-    };
-    return this.#settle(
-      sessionId,
-      session?.project ?? session?.cwd ?? undefined,
-      now,
-      TELEMETRY_KINDS,
-      activity,
-      anomalyHistory(db, sessionId),
-    );
+    const settled = andThen(store.agent.getSession(sessionId), (session) =>
+      andThen(
+        readTelemetryActivity(store.telemetry, sessionId, now, DEFAULT_ANOMALY_CONFIG),
+        (telemetry) =>
+          andThen(store.perception.anomalyHistory(sessionId), (history) =>
+            this.#settle(
+              sessionId,
+              session?.project ?? session?.cwd ?? undefined,
+              now,
+              TELEMETRY_KINDS,
+              { session_id: sessionId, now, events: [], telemetry },
+              history,
+            )),
+      ));
+    return settled as Answer<number, M>;
   }
 
   /** What Vantage would tell a session now (the whole picture, not a diff). */
-  snapshot(sessionId: string, projectHint?: string): ContextSnapshot {
-    const db = this.#options.db;
-    const now = this.#now();
-    const bundle = readPerceptionBundle(db, {
-      ...snapshotQuery(sessionId, now),
-      project: projectHint,
-      context: contextQuery("session", false),
-    });
+  snapshot(sessionId: string, projectHint?: string): Answer<ContextSnapshot, M> {
     const events = this.#sessions.get(sessionId)?.events ?? [];
-    const anomalies = activeAnomalies(db, sessionId, SNAPSHOT_ANOMALIES);
-    return composeSnapshot(sessionId, bundle, bundle.context!, anomalies, now, events);
+    return buildSnapshot(
+      this.#store.perception,
+      sessionId,
+      projectHint,
+      this.#now(),
+      events,
+    ) as Answer<ContextSnapshot, M>;
   }
 
   /** Stops the sensors. */
@@ -275,7 +302,7 @@ export class PerceptionEngine {
     project: string | undefined,
     now: number,
     bundle: PerceptionBundle,
-  ): number {
+  ): Eventually<number> {
     const since = now - ACTIVITY_WINDOW_MS;
     const session = bundle.session;
     const activity: SessionActivity = {
@@ -317,8 +344,7 @@ export class PerceptionEngine {
     kinds: readonly AnomalyKind[],
     activity: SessionActivity,
     history: readonly AnomalyHistoryRow[],
-  ): number {
-    const db = this.#options.db;
+  ): Eventually<number> {
     const findings = detectAnomalies(activity, { kinds });
     const log: EmissionEntry[] = [];
     for (const row of history) {
@@ -337,15 +363,14 @@ export class PerceptionEngine {
     const byFingerprint = new Map(decision.emit.map((f) => [f.fingerprint, f]));
     // Nothing to record is the common case: no write, so no wait for the writer lock.
     if (decision.entries.length === 0) return decision.emit.length;
-    writing(db, () => {
-      for (const entry of decision.entries) {
+    const recorded = this.#store.transaction((store) =>
+      eachInTurn(decision.entries, (entry) => {
         if (entry.event === "resolved") {
-          resolveAnomaly(db, sessionId, entry.fingerprint, now);
-          continue;
+          return store.perception.resolveAnomaly(sessionId, entry.fingerprint, now);
         }
         const finding = byFingerprint.get(entry.fingerprint);
-        if (finding === undefined) continue;
-        recordEmission(db, {
+        if (finding === undefined) return undefined;
+        return store.perception.recordEmission({
           session_id: sessionId,
           project: project ?? null,
           kind: finding.kind,
@@ -357,9 +382,9 @@ export class PerceptionEngine {
           related_files: finding.related_files,
           first_emitted_at: finding.first_emitted_at,
         }, now);
-      }
-    });
-    return decision.emit.length;
+      })
+    );
+    return andThen(recorded, () => decision.emit.length);
   }
 
   /**

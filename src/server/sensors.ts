@@ -19,6 +19,7 @@ import type { EventBus } from "./event_bus.ts";
 import type { HookPerception } from "./hook_pipeline.ts";
 import type { TelemetryPerception } from "./telemetry_intake.ts";
 import type { OutcomePerception } from "./transcript_tailing.ts";
+import { sqliteStore } from "../store/store.ts";
 
 /** The running sensors. */
 export interface Sensors {
@@ -53,6 +54,7 @@ export interface SensorsOptions {
 export function startSensors(options: SensorsOptions): Sensors {
   const { db } = options;
   const perception = new PerceptionEngine({
+    store: sqliteStore(db),
     db,
     log: options.log,
     inject: readEnv("VANTAGE_DISABLE_INJECTION") !== "1",

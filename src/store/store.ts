@@ -12,7 +12,7 @@
  */
 import { type AgentStore, sqliteAgentStore } from "./agent/agent_store.ts";
 import { type ChangeMarks, changeMarks } from "./change_marks.ts";
-import { type DatabaseSync, transaction } from "./database.ts";
+import { type DatabaseSync, writing } from "./database.ts";
 import { type DocsStore, sqliteDocsStore } from "./docs/docs_store.ts";
 import { type PerceptionStore, sqlitePerceptionStore } from "./perception/perception_store.ts";
 import type { Answer, StoreMode } from "./repository.ts";
@@ -40,7 +40,8 @@ export interface Store<M extends StoreMode = "sync"> {
   setStoreMeta(key: string, value: string): Answer<void, M>;
   /**
    * Runs `work` as one write: everything it writes through the store it is given commits
-   * together or not at all. SQLite's work must be synchronous (see database.ts's
+   * together or not at all. Called inside a write already open (a hook's rules run inside the
+   * write that stores the hook), `work` joins it. SQLite's work must be synchronous (see database.ts's
    * `transaction`); a server backend hands `work` a store bound to one connection of its pool.
    */
   transaction<T>(work: (store: Store<M>) => Answer<T, M>): Answer<T, M>;
@@ -68,7 +69,7 @@ export function sqliteStore(db: DatabaseSync): Store<"sync"> {
     changeMarks: () => changeMarks(db),
     getStoreMeta: (key) => getStoreMeta(db, key),
     setStoreMeta: (key, value) => setStoreMeta(db, key, value),
-    transaction: (work) => transaction(db, () => work(store)),
+    transaction: (work) => writing(db, () => work(store)),
   };
   return store;
 }

@@ -12,6 +12,7 @@ import { openDatabase, writing } from "../../src/store/database.ts";
 import { insertBuildRun } from "../../src/store/perception/build_runs.ts";
 import { insertFileChange } from "../../src/store/perception/file_changes.ts";
 import { countingRuns as counting } from "../helpers/statement_runs.ts";
+import { sqliteStore } from "../../src/store/store.ts";
 
 function count(statements: readonly string[], pattern: RegExp): number {
   return statements.filter((sql) => pattern.test(sql)).length;
@@ -21,7 +22,7 @@ Deno.test("a context event reads the session, file changes and builds once, even
   const raw = openDatabase(":memory:");
   const { db, statements } = counting(raw);
   const perception = new PerceptionEngine({
-    db,
+    store: sqliteStore(db),
     log: createLogger("test", { sink: () => {} }),
     sensors: false,
   });

@@ -9,11 +9,12 @@ import { createLogger } from "../../src/core/log.ts";
 import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { openDatabase, writing } from "../../src/store/database.ts";
+import { sqliteStore } from "../../src/store/store.ts";
 
 Deno.test("a SessionStart answer takes the shape each agent's hooks read", () => {
   const db = openDatabase(":memory:");
   const perception = new PerceptionEngine({
-    db,
+    store: sqliteStore(db),
     log: createLogger("test", { sink: () => {} }),
     sensors: false,
   });

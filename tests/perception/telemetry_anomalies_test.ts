@@ -14,6 +14,7 @@ import { PerceptionEngine } from "../../src/perception/engine.ts";
 import { openDatabase, writing } from "../../src/store/database.ts";
 import { activeAnomalies } from "../../src/store/perception/anomalies.ts";
 import { logRecord, logsRequest } from "../helpers/otlp_bodies.ts";
+import { sqliteStore } from "../../src/store/store.ts";
 
 const NOW = Date.parse("2026-12-02T12:00:00Z");
 const MIN = 60_000;
@@ -85,7 +86,7 @@ Deno.test("telemetry anomalies: found with evidence, said once, delivered, resol
   const db = openDatabase(":memory:");
   let now = NOW;
   const perception = new PerceptionEngine({
-    db,
+    store: sqliteStore(db),
     log: createLogger("test", { sink: () => {} }),
     sensors: false,
     now: () => now,

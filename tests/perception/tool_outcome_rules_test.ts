@@ -11,6 +11,7 @@ import { type DatabaseSync, openDatabase, writing } from "../../src/store/databa
 import { activeAnomalies } from "../../src/store/perception/anomalies.ts";
 import type { ToolOutcome as ToolOutcomeInput } from "../../src/model/agent_records.ts";
 import { recordToolOutcomes } from "../../src/store/agent/tool_outcomes.ts";
+import { sqliteStore } from "../../src/store/store.ts";
 
 const SESSION = "01a2324c-0000-7000-8000-000000000001";
 const START = Date.parse("2026-12-01T15:49:33.000Z");
@@ -18,7 +19,7 @@ const OUTPUT = "make: *** No rule to make target 'build-zeta'.  Stop.\n";
 
 function engine(db: DatabaseSync, now: () => number): PerceptionEngine {
   return new PerceptionEngine({
-    db,
+    store: sqliteStore(db),
     log: createLogger("test", { sink: () => {} }),
     sensors: false,
     now,

@@ -18,6 +18,7 @@ import {
   MAX_CACHED_STATEMENTS,
   prepared,
 } from "../../src/store/statements.ts";
+import { sqliteStore } from "../../src/store/store.ts";
 
 /** Counts the statements `db` prepares from now on. */
 function countPrepares(db: DatabaseSync): { count: () => number; sql: string[] } {
@@ -52,7 +53,7 @@ Deno.test("a statement is prepared once per connection; the cache keeps a bound"
 Deno.test("the hook path prepares nothing once it has run: intake, perception, context", () => {
   const db = openDatabase(":memory:");
   const perception = new PerceptionEngine({
-    db,
+    store: sqliteStore(db),
     log: createLogger("test", { sink: () => {} }),
     sensors: false,
   });
