@@ -5,6 +5,11 @@
  * however busy the store is); then the transcript it names is pointed out
  * to the tailer and the live events go out.
  *
+ * The same pipeline runs on a server backend (PostgreSQL): there each
+ * statement commits on its own connection of the pool, so the event is
+ * stored first and perception's writes follow; the steps chain with
+ * `andThen`, which keeps the SQLite path synchronous inside its write.
+ *
  * @module
  */
 import type { Logger } from "../core/log.ts";
@@ -14,12 +19,14 @@ import {
   type IntakeResult,
   type PreparedDelivery,
   prepareHookDelivery,
-  storePreparedEvent,
+  storePreparedEventIn,
 } from "../agent/hooks/hook_intake.ts";
 import type { HookEvent } from "../model/agent_records.ts";
+import { andThen, type Eventually } from "../core/eventually.ts";
 import { type DatabaseSync, savepoint, writing } from "../store/database.ts";
+import type { StoreMode } from "../store/repository.ts";
+import type { Store } from "../store/store.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
-import { findToolOutcome } from "../store/agent/tool_outcomes.ts";
 import type { EventBus } from "./event_bus.ts";
 
 /**
@@ -35,7 +42,7 @@ export type HookTaken = IntakeResult & { output?: unknown };
 /** What the pipeline asks of perception for each stored event. */
 export interface HookPerception {
   /** Runs the rules on a stored event; the answer for the agent and the anomalies emitted. */
-  onHookEvent(event: HookEvent): { output?: unknown; emitted: number };
+  onHookEvent(event: HookEvent): Eventually<{ output?: unknown; emitted: number }>;
 }
 
 /** What the pipeline asks of the transcript tailer. */
@@ -53,8 +60,11 @@ export interface HookPipeline {
    * (Codex) first lets the tailer read that transcript, for a bounded time.
    */
   take(delivery: HookDelivery): Promise<HookTaken>;
-  /** Takes a spooled delivery at once: the tailer completes an outcome left unknown later. */
-  takeNow(delivery: HookDelivery): HookTaken;
+  /**
+   * Takes a spooled delivery at once (on SQLite, synchronously): the tailer completes an
+   * outcome left unknown later.
+   */
+  takeNow(delivery: HookDelivery): Eventually<HookTaken>;
   /** Hooks stored since the pipeline started. */
   readonly stored: number;
   /** Connects the tailer (it starts after the spool is first replayed). */
@@ -63,8 +73,13 @@ export interface HookPipeline {
 
 /** What {@linkcode createHookPipeline} wires together. */
 export interface HookPipelineOptions {
-  /** The store. */
-  db: DatabaseSync;
+  /** The store (either backend). */
+  store: Store<StoreMode>;
+  /**
+   * SQLite: the connection under `store`, whose write holds the event and perception's writes
+   * together (perception's in a savepoint of their own). Absent on a server backend.
+   */
+  db?: DatabaseSync;
   /** The perception of stored events. */
   perception: HookPerception;
   /** Where live events go. */
@@ -86,34 +101,54 @@ export interface HookPipelineOptions {
  * ```
  */
 export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
-  const { db, perception, events, log, home } = options;
+  const { store, db, perception, events, log, home } = options;
   let transcripts: TranscriptAccess | undefined;
   let stored = 0;
 
-  const storeWithPerception = (prepared: PreparedDelivery & { ok: true }): {
+  // Perception must never cost the agent its hook: its failure is logged, the event stays.
+  const perceptionFailed = (error: unknown): undefined => {
+    log.error("perception failed on a hook event", { error: String(error) });
+    return undefined;
+  };
+  const perceive = (
+    event: HookEvent,
+  ): Eventually<{ output?: unknown; emitted: number } | undefined> => {
+    try {
+      // On SQLite a failure undoes only perception's own writes: the event is stored either way.
+      const answer = db !== undefined
+        ? savepoint(db, () => perception.onHookEvent(event))
+        : perception.onHookEvent(event);
+      return answer instanceof Promise ? answer.catch(perceptionFailed) : answer;
+    } catch (error) {
+      return perceptionFailed(error);
+    }
+  };
+
+  const storeWithPerception = (prepared: PreparedDelivery & { ok: true }): Eventually<{
     result: HookTaken;
     emitted: number;
-  } => {
-    let emitted = 0;
-    try {
-      const result = writing(db, () => {
-        const taken: HookTaken = storePreparedEvent(db, prepared.delivery_id, prepared.event);
-        if (!taken.stored) return taken;
-        try {
-          // A failure here undoes only perception's own writes: the event is stored either way.
-          const answer = savepoint(db, () => perception.onHookEvent(taken.event));
-          if (answer.output !== undefined) taken.output = answer.output;
-          emitted = answer.emitted;
-        } catch (error) {
-          // Perception must never cost the agent its hook.
-          log.error("perception failed on a hook event", { error: String(error) });
-        }
-        return taken;
-      });
-      return { result, emitted };
-    } catch (error) {
+  }> => {
+    const work = () =>
+      andThen(
+        storePreparedEventIn(store.agent, prepared.delivery_id, prepared.event),
+        (intake) => {
+          const taken: HookTaken = intake;
+          if (!taken.stored) return { result: taken, emitted: 0 };
+          return andThen(perceive(taken.event), (answer) => {
+            if (answer?.output !== undefined) taken.output = answer.output;
+            return { result: taken, emitted: answer?.emitted ?? 0 };
+          });
+        },
+      );
+    const damaged = (error: unknown): never => {
       noticeDamageIn(home, error);
       throw error;
+    };
+    try {
+      const done = db !== undefined ? writing(db, work) : work();
+      return done instanceof Promise ? done.catch(damaged) : done;
+    } catch (error) {
+      return damaged(error);
     }
   };
 
@@ -134,11 +169,12 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
     });
   };
 
-  const takePrepared = (prepared: PreparedDelivery): HookTaken => {
+  const takePrepared = (prepared: PreparedDelivery): Eventually<HookTaken> => {
     if (!prepared.ok) return { stored: false, duplicate: false, reason: prepared.reason };
-    const { result, emitted } = storeWithPerception(prepared);
-    if (result.stored) publish(result.event, emitted);
-    return result;
+    return andThen(storeWithPerception(prepared), ({ result, emitted }) => {
+      if (result.stored) publish(result.event, emitted);
+      return result;
+    });
   };
 
   return {
@@ -147,11 +183,15 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
       // Codex writes the exit code to its transcript just before the hook fires.
       if (
         transcripts !== undefined && prepared.ok && awaitsToolOutcome(prepared.event) &&
-        findToolOutcome(db, prepared.event.session_id, prepared.event.tool_use_id!) === undefined
+        await store.agent.findToolOutcome(
+            prepared.event.session_id,
+            prepared.event.tool_use_id!,
+          ) ===
+          undefined
       ) {
         await transcripts.readNow(prepared.event.transcript_path!, OUTCOME_WAIT_MS);
       }
-      return takePrepared(prepared);
+      return await takePrepared(prepared);
     },
     takeNow: (delivery) => takePrepared(prepareHookDelivery(delivery)),
     get stored() {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Eventually } from "../core/eventually.ts";
 import type { Logger } from "../core/log.ts";
 import { replaySpool, type SpoolEntry } from "../agent/hooks/spool.ts";
 import type { HookTaken } from "./hook_pipeline.ts";
@@ -21,8 +22,8 @@ export interface SpoolReplay {
 export interface SpoolReplayOptions {
   /** The spool file. */
   spool: string;
-  /** Stores one spooled delivery at once. */
-  take(entry: SpoolEntry): HookTaken;
+  /** Stores one spooled delivery (SQLite: at once). */
+  take(entry: SpoolEntry): Eventually<HookTaken>;
   /** Where rejections and failures are logged. */
   log: Logger;
   /** How often to replay, ms (default 5000). */
@@ -43,8 +44,8 @@ export async function startSpoolReplay(options: SpoolReplayOptions): Promise<Spo
   const { log } = options;
   const replay = async (): Promise<void> => {
     try {
-      const counts = await replaySpool(options.spool, (entry) => {
-        const result = options.take(entry);
+      const counts = await replaySpool(options.spool, async (entry) => {
+        const result = await options.take(entry);
         if (!result.stored && !result.duplicate) {
           log.warn("spooled hook rejected", { reason: result.reason });
         }

@@ -15,7 +15,7 @@ import type { VantagePaths } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
 import type { AgentName } from "../model/agent_records.ts";
-import { DATABASE, vantageServices } from "../ops/runtime.ts";
+import { DATABASE, STORE, vantageServices } from "../ops/runtime.ts";
 import type { Services } from "../ops/services.ts";
 import { startCheckpointer } from "../store/checkpointer.ts";
 import { checkpoint, setCheckpointInterval } from "../store/database.ts";
@@ -122,6 +122,7 @@ async function startHolding(
   const events = new EventBus();
   const sensors = startSensors({ db, events, refuseWatching: [paths.userHome], log });
   const pipeline = createHookPipeline({
+    store: services.get(STORE),
     db,
     perception: sensors.perception,
     events,

@@ -16,6 +16,14 @@ import {
 } from "../../src/server/hook_pipeline.ts";
 import { type DatabaseSync, openDatabase } from "../../src/store/database.ts";
 import { recordToolOutcomes } from "../../src/store/agent/tool_outcomes.ts";
+import type { Eventually } from "../../src/core/eventually.ts";
+import { sqliteStore } from "../../src/store/store.ts";
+
+/** A SQLite pipeline answers a spooled delivery synchronously, inside its one write. */
+function atOnce<T>(value: Eventually<T>): T {
+  assert.ok(!(value instanceof Promise), "on SQLite the answer comes at once");
+  return value;
+}
 
 const ROLLOUT = "/h/.codex/sessions/2026/12/01/rollout-x.jsonl";
 
@@ -61,6 +69,7 @@ function rig(perception?: (event: HookEvent) => { output?: unknown; emitted: num
     },
   };
   const pipeline = createHookPipeline({
+    store: sqliteStore(db),
     db,
     perception: engine,
     events: bus,
@@ -105,9 +114,9 @@ Deno.test("a delivery is stored once, answered by perception, and announced", as
       }],
     ]);
     // The same delivery again: a duplicate, not perceived, not announced, not counted.
-    const again = r.pipeline.takeNow(
+    const again = atOnce(r.pipeline.takeNow(
       delivery("d1", bash("s1", "PostToolUse", { tool_response: { exit_code: 0 } })),
-    );
+    ));
     assert.equal(again.stored, false);
     assert.ok(!again.stored && again.duplicate);
     assert.equal(r.seen.length, 1);
@@ -190,7 +199,7 @@ Deno.test("transcripts are pointed out once attached, and an unknown outcome wai
     assert.equal(taken.event.success, false, "the outcome the transcript told");
     assert.deepEqual(noticed, [ROLLOUT]);
     // A spooled delivery does not wait: the tailer completes it later.
-    assert.ok(r.pipeline.takeNow(codex("d2", "call_2")).stored);
+    assert.ok(atOnce(r.pipeline.takeNow(codex("d2", "call_2"))).stored);
     assert.equal(reads.length, 1);
     assert.deepEqual(noticed, [ROLLOUT, ROLLOUT]);
   } finally {

@@ -11,9 +11,10 @@
  *
  * @module
  */
+import { type AgentStore, sqliteAgentStore } from "../../store/agent/agent_store.ts";
 import type { DatabaseSync } from "../../store/database.ts";
-import { insertHookEvent } from "../../store/agent/events.ts";
-import { findToolOutcome } from "../../store/agent/tool_outcomes.ts";
+import type { StoreMode } from "../../store/repository.ts";
+import { andThen, type Eventually } from "../../core/eventually.ts";
 import { excerpt } from "../../core/limits.ts";
 import { envelopeProblem } from "./hook_limits.ts";
 import { normalizeHookPayload } from "./hook_normalizer.ts";
@@ -90,25 +91,38 @@ export function awaitsToolOutcome(event: HookEvent): boolean {
 
 /**
  * Stores a prepared event once per delivery id, first completing an unknown tool outcome from
- * what a transcript recorded for the same call.
+ * what a transcript recorded for the same call. On SQLite it answers at once (so it can run
+ * inside the write that also runs the hook's rules); on a server backend, later.
  */
+export function storePreparedEventIn(
+  agents: AgentStore<StoreMode>,
+  deliveryId: string,
+  event: HookEvent,
+): Eventually<IntakeResult> {
+  const outcome = event.event_type === "PostToolUse" && event.success === undefined &&
+      event.tool_use_id !== undefined
+    ? agents.findToolOutcome(event.session_id, event.tool_use_id)
+    : undefined;
+  return andThen(outcome, (found) => {
+    if (found !== undefined) {
+      event.success = found.success;
+      if (!found.success && found.error !== undefined) event.error = found.error;
+    }
+    return andThen(
+      agents.insertHookEvent(event, deliveryId, Date.now()),
+      (stored): IntakeResult =>
+        stored ? { stored: true, event } : { stored: false, duplicate: true, event },
+    );
+  });
+}
+
+/** {@linkcode storePreparedEventIn} on a SQLite connection. */
 export function storePreparedEvent(
   db: DatabaseSync,
   deliveryId: string,
   event: HookEvent,
 ): IntakeResult {
-  if (
-    event.event_type === "PostToolUse" && event.success === undefined &&
-    event.tool_use_id !== undefined
-  ) {
-    const outcome = findToolOutcome(db, event.session_id, event.tool_use_id);
-    if (outcome !== undefined) {
-      event.success = outcome.success;
-      if (!outcome.success && outcome.error !== undefined) event.error = outcome.error;
-    }
-  }
-  const stored = insertHookEvent(db, event, deliveryId, Date.now());
-  return stored ? { stored: true, event } : { stored: false, duplicate: true, event };
+  return storePreparedEventIn(sqliteAgentStore(db), deliveryId, event) as IntakeResult;
 }
 
 /**
