@@ -72,7 +72,8 @@ export interface SessionRow {
   context_window: number | null;
 }
 
-const SESSION_SHAPE: RowShape<SessionRow> = {
+/** The columns of a session row (shared with the PostgreSQL store). */
+export const SESSION_SHAPE: RowShape<SessionRow> = {
   session_id: "text",
   agent: "text",
   cwd: "text?",

@@ -15,7 +15,7 @@
  * - `messages.search` is the full-text index SQLite keeps in a file of its
  *   own (search.db): a generated `tsvector` (the `simple` configuration: no
  *   stemming, as FTS5's unicode61) over the text — a tool message's first
- *   2,000 characters, as there — with a GIN index.
+ *   2,000 characters and its tool's name, as there — with a GIN index.
  *
  * @module
  */
@@ -107,10 +107,12 @@ export const PG_AGENT_MIGRATIONS: readonly Migration[] = [
         file_path      text,
         command_prefix text,
         subagent_id    text,
-        -- A tsvector holds at most 1 MB: a prose message is indexed by its first 200,000
-        -- characters, a tool input or output by its first 2,000 (as SQLite's index).
+        -- As SQLite's index: a tool call or result by its tool's name and the first 2,000
+        -- characters of its text; prose whole, up to 200,000 characters (a tsvector holds at
+        -- most 1 MB).
         search         tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig,
-          CASE WHEN message_type IN ('tool_use', 'tool_result') THEN left(text, 2000)
+          CASE WHEN message_type IN ('tool_use', 'tool_result')
+            THEN coalesce(tool_name || ' ', '') || left(text, 2000)
             ELSE left(text, 200000) END)) STORED,
         UNIQUE (session_id, message_key)
       );

@@ -16,8 +16,30 @@ import { VantageError } from "../../core/errors.ts";
 import type { Row } from "../rows.ts";
 import type { PostgresLocation } from "./store_url.ts";
 
-/** A parameter of a query. */
-export type PgValue = string | number | boolean | null | readonly string[] | readonly number[];
+/** A parameter of a query: a value, or an array (for `= ANY($n)` and `unnest`). */
+export type PgValue =
+  | string
+  | number
+  | boolean
+  | null
+  | ReadonlyArray<string | null>
+  | ReadonlyArray<number | null>;
+
+/**
+ * PostgreSQL's text cannot hold NUL, which SQLite stores: a NUL in a parameter becomes U+FFFD,
+ * the replacement character (so a transcript that holds one is stored, not refused).
+ */
+function withoutNul(params: readonly PgValue[]): PgValue[] {
+  const clean = (value: string) =>
+    value.includes("\u0000") ? value.replaceAll("\u0000", "\ufffd") : value;
+  return params.map((value) => {
+    if (typeof value === "string") return clean(value);
+    if (Array.isArray(value)) {
+      return value.map((item: unknown) => typeof item === "string" ? clean(item) : item);
+    }
+    return value;
+  }) as PgValue[];
+}
 
 /** What the store's modules run queries on: the pool, or one write's connection. */
 export interface PgQueryable {
@@ -83,7 +105,7 @@ function queryOn(
   return async (text, params = []) => {
     try {
       // A plain array: the client's result list carries its own prototype and fields.
-      return [...await run(text, [...params])];
+      return [...await run(text, withoutNul(params))];
     } catch (error) {
       throw pgFailure(error, redacted);
     }
@@ -157,12 +179,19 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
       await queryOn((text) => sql.unsafe(text), redacted)(script);
     },
     async write(work) {
-      try {
-        return await sql.begin((tx) => work(transactionQueryable(tx, redacted))) as Awaited<
-          ReturnType<typeof work>
-        >;
-      } catch (error) {
-        throw pgFailure(error, redacted);
+      // Two writers moving the same sessions' totals in different orders may deadlock; the
+      // server cancels one, whose work is run again (it reads what it writes afresh).
+      for (let attempt = 1;; attempt++) {
+        try {
+          return await sql.begin((tx) => work(transactionQueryable(tx, redacted))) as Awaited<
+            ReturnType<typeof work>
+          >;
+        } catch (error) {
+          const code = (error as { code?: unknown; details?: { code?: unknown } }).code ??
+            (error as { details?: { code?: unknown } }).details?.code;
+          if ((code === "40P01" || code === "40001") && attempt < 5) continue;
+          throw pgFailure(error, redacted);
+        }
       }
     },
     close: (timeoutS = 5) => sql.end({ timeout: timeoutS }),
