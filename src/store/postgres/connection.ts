@@ -68,6 +68,8 @@ export interface PgPoolOptions {
 export interface PgPool extends PgQueryable {
   /** Where it connects (password redacted). */
   readonly redacted: string;
+  /** Longest to wait for the server, s. */
+  readonly connectTimeoutS: number;
   /** The client, for what the surface above does not cover (COPY, listen/notify). */
   readonly sql: postgres.Sql<Record<string, never>>;
   /** Closes every connection, waiting at most `timeoutS` for running queries. */
@@ -83,19 +85,6 @@ const NUMBER_TYPES = {
     parse: (raw: string) => Number(raw),
   },
 };
-
-function positiveParameter(location: PostgresLocation, name: string): number | undefined {
-  const raw = new URL(location.url).searchParams.get(name);
-  if (raw === null) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new VantageError(
-      "invalid_arguments",
-      `${location.redacted}: parameter '${name}' must be a positive whole number; got '${raw}'`,
-    );
-  }
-  return value;
-}
 
 /** A query that ran on `run`, with the client's errors turned into store errors. */
 function queryOn(
@@ -145,16 +134,19 @@ function transactionQueryable(tx: postgres.TransactionSql, redacted: string): Pg
  * ```
  */
 export function openPgPool(location: PostgresLocation, options: PgPoolOptions = {}): PgPool {
-  const max = options.max ?? positiveParameter(location, "pool_size") ?? 10;
-  const statementTimeout = options.statementTimeoutMs ??
-    positiveParameter(location, "statement_timeout") ?? 30_000;
-  const connectTimeout = options.connectTimeoutS ??
-    positiveParameter(location, "connect_timeout") ?? 5;
+  const max = options.max ?? location.poolSize ?? 10;
+  const statementTimeout = options.statementTimeoutMs ?? location.statementTimeoutMs ?? 30_000;
+  const connectTimeout = options.connectTimeoutS ?? location.connectTimeoutS ?? 5;
   const url = new URL(location.url);
   for (const name of ["pool_size", "statement_timeout", "connect_timeout"]) {
     url.searchParams.delete(name);
   }
   const sql = postgres(url.toString(), {
+    // Stated, not left to the client's defaults from PGHOST, PGPORT, … (the URL is the truth).
+    host: location.host,
+    port: location.port,
+    database: location.database,
+    user: location.user,
     max,
     connect_timeout: connectTimeout,
     idle_timeout: 60,
@@ -169,6 +161,7 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
   const redacted = location.redacted;
   const pool: PgPool = {
     redacted,
+    connectTimeoutS: connectTimeout,
     // The pool's custom types only change how values are parsed; the store reads rows as Row.
     sql: sql as unknown as postgres.Sql<Record<string, never>>,
     query: queryOn(
@@ -194,7 +187,10 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
         }
       }
     },
-    close: (timeoutS = 5) => sql.end({ timeout: timeoutS }),
+    // A connection still being attempted may not end when asked (an address that never
+    // answers): closing gives up waiting after the timeout plus a second.
+    close: (timeoutS = 5) =>
+      withDeadline(sql.end({ timeout: timeoutS }), (timeoutS + 1) * 1000, () => undefined),
   };
   return pool;
 }
@@ -272,11 +268,38 @@ function describeUnavailable(code: string, message: string): string {
   }
 }
 
+/** `work`'s answer, or `late()`'s once `ms` pass first (the timer never outlives the race). */
+function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Connects once and runs a trivial query: answers the server's version, or throws the
- * `unavailable` error that says what failed.
+ * `unavailable` error that says what failed — within the pool's connect timeout even where
+ * the network swallows the connection attempt (the client's own timer does not always end
+ * one: measured, an address that never answers took the kernel's two minutes).
  */
-export async function checkReachable(pool: PgQueryable): Promise<string> {
-  const rows = await pool.query("SELECT current_setting('server_version') AS version");
+export async function checkReachable(pool: PgPool): Promise<string> {
+  const rows = await withDeadline(
+    pool.query("SELECT current_setting('server_version') AS version"),
+    pool.connectTimeoutS * 1000,
+    () => {
+      throw new VantageError(
+        "unavailable",
+        `PostgreSQL at ${pool.redacted} cannot be used: no answer within ${pool.connectTimeoutS} s`,
+        { details: { store: pool.redacted, code: "CONNECT_TIMEOUT" } },
+      );
+    },
+  );
   return String(rows[0]?.version ?? "unknown");
 }

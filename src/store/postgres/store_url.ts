@@ -25,8 +25,14 @@ export interface PostgresLocation {
   port: number;
   /** Database name. */
   database: string;
-  /** User name, when the URL names one. */
-  user?: string;
+  /** User name. */
+  user: string;
+  /** Connections at most, when the URL's `pool_size` says. */
+  poolSize?: number;
+  /** Longest a statement may run, ms, when the URL's `statement_timeout` says. */
+  statementTimeoutMs?: number;
+  /** Longest to wait for the server, s, when the URL's `connect_timeout` says. */
+  connectTimeoutS?: number;
 }
 
 /** Where the store lives. */
@@ -99,6 +105,9 @@ export function parseStoreLocation(value: string | undefined, source = "--store"
   if (database === "" || database.includes("/")) {
     throw wrong("the URL names no database (postgres://user@host:port/database)");
   }
+  // Without a user the client would ask the system for the login name, which serve's
+  // permissions do not allow (and a team server's user is never the laptop's login anyway).
+  if (parsed.username === "") throw wrong("the URL names no user (postgres://user@host/database)");
   const port = parsed.port === "" ? 5432 : Number(parsed.port);
   for (const name of parsed.searchParams.keys()) {
     if (!KNOWN_PARAMETERS.has(name)) {
@@ -112,7 +121,22 @@ export function parseStoreLocation(value: string | undefined, source = "--store"
     host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
     port,
     database,
+    user: decodeURIComponent(parsed.username),
   };
-  if (parsed.username !== "") location.user = decodeURIComponent(parsed.username);
+  const positive = (name: string): number | undefined => {
+    const raw = parsed.searchParams.get(name);
+    if (raw === null) return undefined;
+    const number = Number(raw);
+    if (!/^\d+$/.test(raw) || number <= 0) {
+      throw wrong(`parameter '${name}' must be a positive whole number; got '${raw}'`);
+    }
+    return number;
+  };
+  const poolSize = positive("pool_size");
+  if (poolSize !== undefined) location.poolSize = poolSize;
+  const statementTimeout = positive("statement_timeout");
+  if (statementTimeout !== undefined) location.statementTimeoutMs = statementTimeout;
+  const connectTimeout = positive("connect_timeout");
+  if (connectTimeout !== undefined) location.connectTimeoutS = connectTimeout;
   return location;
 }
