@@ -182,7 +182,11 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
         } catch (error) {
           const code = (error as { code?: unknown; details?: { code?: unknown } }).code ??
             (error as { details?: { code?: unknown } }).details?.code;
-          if ((code === "40P01" || code === "40001") && attempt < 5) continue;
+          if ((code === "40P01" || code === "40001") && attempt < 8) {
+            // A short random pause, so the writers that collided do not collide again.
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+            continue;
+          }
           throw pgFailure(error, redacted);
         }
       }

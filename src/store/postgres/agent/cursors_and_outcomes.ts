@@ -12,6 +12,7 @@ import type { CompletedToolEvent, StoredToolOutcome } from "../../agent/tool_out
 import type { TranscriptCursor } from "../../agent/transcript_cursors.ts";
 import { RowReader } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
+import { lockSessions } from "./session_totals.ts";
 
 const CURSOR = new RowReader<TranscriptCursor>("transcript cursor", {
   path: "text",
@@ -77,6 +78,7 @@ export function recordToolOutcomes(
 ): Promise<CompletedToolEvent[]> {
   if (outcomes.length === 0) return Promise.resolve([]);
   return q.write(async (w) => {
+    await lockSessions(w, outcomes.map((o) => o.session_id));
     const completed: CompletedToolEvent[] = [];
     for (const outcome of outcomes) {
       const inserted = await w.query(

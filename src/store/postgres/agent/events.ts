@@ -10,7 +10,7 @@ import { TOOL_COUNT } from "../../agent/events.ts";
 import type { HookEvent } from "../../../model/agent_records.ts";
 import { RowReader } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-import { PG_EARLIEST_START } from "./session_totals.ts";
+import { lockSessions, PG_EARLIEST_START } from "./session_totals.ts";
 
 const INSERT_EVENT = `
       INSERT INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
@@ -43,6 +43,7 @@ export function insertHookEvent(
   receivedAt: number,
 ): Promise<boolean> {
   return q.write(async (w) => {
+    await lockSessions(w, [event.session_id]);
     const inserted = await w.query(INSERT_EVENT, [
       deliveryId,
       event.agent,

@@ -13,7 +13,7 @@ import { MESSAGE, type MessageRow, type TimelineMessageRow } from "../../agent/m
 import { deltaFor, type SessionDelta } from "../../agent/session_totals.ts";
 import { RowReader } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-import { applyDeltas } from "./session_totals.ts";
+import { applyDeltas, lockSessions } from "./session_totals.ts";
 
 /**
  * One statement stores a whole batch: each column travels as one array and `unnest` makes
@@ -43,6 +43,7 @@ export function insertMessages(
 ): Promise<number> {
   if (messages.length === 0) return Promise.resolve(0);
   return q.write(async (w) => {
+    await lockSessions(w, messages.map((m) => m.session_id));
     const deltas = new Map<string, SessionDelta>();
     let added = 0;
     for (let from = 0; from < messages.length; from += MESSAGES_PER_INSERT) {

@@ -12,6 +12,23 @@ import type { SessionDelta } from "../../agent/session_totals.ts";
 import type { PgQueryable } from "../connection.ts";
 
 /**
+ * Takes the write's lock of each session it stores records of, in one order for every writer
+ * (held to the end of the write). Two servers storing the same records at once would otherwise
+ * wait on each other's uncommitted keys in their batches' orders and deadlock; with the
+ * session's lock, writers of one session take turns, and writers of different sessions never
+ * wait. (The locks live in their own advisory namespace, 1, keyed by the id's hash; a hash
+ * shared by two ids only makes their writers take turns.)
+ */
+export async function lockSessions(q: PgQueryable, sessionIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(sessionIds)].sort();
+  if (ids.length === 0) return;
+  await q.query(
+    "SELECT count(pg_advisory_xact_lock(1, hashtext(id))) AS n FROM unnest($1::text[]) AS id",
+    [ids],
+  );
+}
+
+/**
  * The earlier of two start times, where 0 means "not known yet": an unknown start never
  * hides a known one (SQLite's `EARLIEST_START`).
  */

@@ -19,7 +19,7 @@ import {
 import { RowReader, textColumn } from "../../rows.ts";
 import { Params } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
-import { PG_EARLIEST_START } from "./session_totals.ts";
+import { lockSessions, PG_EARLIEST_START } from "./session_totals.ts";
 
 const SESSION = new RowReader<SessionRow>("session", SESSION_SHAPE);
 
@@ -50,6 +50,9 @@ export function upsertSessionFacts(
   transcriptPath?: string,
 ): Promise<void> {
   return q.write(async (w) => {
+    const family = [facts.session_id];
+    if (facts.parent_session_id !== undefined) family.push(facts.parent_session_id);
+    await lockSessions(w, family);
     await w.query(UPSERT_FACTS, [
       facts.session_id,
       facts.agent,

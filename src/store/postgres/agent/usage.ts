@@ -26,7 +26,7 @@ import {
 } from "../../agent/usage.ts";
 import { pickColumns, RowReader, type RowShape } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-import { applyDeltas } from "./session_totals.ts";
+import { applyDeltas, lockSessions } from "./session_totals.ts";
 
 const STORED_USAGE = new RowReader<UsageRow>("usage", STORED_USAGE_SHAPE);
 
@@ -66,6 +66,7 @@ export function insertUsage(
 ): Promise<number> {
   if (records.length === 0) return Promise.resolve(0);
   return q.write(async (w) => {
+    await lockSessions(w, records.map((u) => u.session_id));
     const deltas = new Map<string, SessionDelta>();
     let added = 0;
     for (const u of records) {
