@@ -60,7 +60,8 @@ Options:
   --token T     Bearer token (default VANTAGE_TOKEN, else generated into the data home)
   --no-tail     Do not read agent transcripts
   --store S     Where the store lives: 'sqlite' (default: the data home's file) or
-                postgres://user[:password]@host[:port]/database (default VANTAGE_STORE).
+                postgres://user@host[:port]/database, a password (if any) after the user
+                or in PGPASSWORD (default VANTAGE_STORE).
                 PostgreSQL (team mode) is in progress: serve checks and migrates the
                 database, then says which areas are ready and exits
   -h, --help    Show this help`,

@@ -15,6 +15,9 @@ import { sharedPostgresCluster, skipWithoutPostgres } from "../helpers/postgres_
 import { startServe } from "../helpers/serve_process.ts";
 import postgres from "postgres";
 
+/** A password the URLs below carry, which no message may show. */
+const HIDDEN = "hunter2";
+
 interface Run {
   code: number;
   stderr: string;
@@ -79,13 +82,13 @@ function closedPort(): number {
 
 Deno.test("serve --store: a URL of another scheme is refused before serve writes anything", () =>
   inHome(async (home) => {
-    const run = await serveWithStore(home, { flag: "mysql://me:hunter2@db/team" });
+    const run = await serveWithStore(home, { flag: `mysql://me:${HIDDEN}@db/team` });
     assert.equal(run.code, 2);
     assert.match(
       oneLine(run),
       /^vantage serve: --store mysql:\/\/me:\*\*\*@db\/team: unsupported scheme 'mysql'; use 'sqlite' or postgres:\/\//,
     );
-    assert.doesNotMatch(run.stderr, /hunter2/);
+    assert.ok(!run.stderr.includes(HIDDEN));
     // Nothing was made in the data home: no token, no lock, no store.
     assert.equal(existsSync(`${home.dataHome}/vantage.db`), false);
     assert.equal(existsSync(`${home.dataHome}/serve.lock`), false);
@@ -100,14 +103,16 @@ Deno.test("serve --store: a URL of another scheme is refused before serve writes
 Deno.test("serve --store: a closed port gives one line naming the store, password hidden", () =>
   inHome(async (home) => {
     const port = closedPort();
-    const run = await serveWithStore(home, { env: `postgres://me:hunter2@127.0.0.1:${port}/team` });
+    const run = await serveWithStore(home, {
+      env: `postgres://me:${HIDDEN}@127.0.0.1:${port}/team`,
+    });
     assert.equal(run.code, 5);
     assert.equal(
       oneLine(run),
       `vantage serve: PostgreSQL at postgres://me:***@127.0.0.1:${port}/team cannot be used: ` +
         "connection refused (is the server running, on that host and port?)",
     );
-    assert.doesNotMatch(run.stderr, /hunter2/);
+    assert.ok(!run.stderr.includes(HIDDEN));
   }));
 
 Deno.test("serve --store: a server that accepts and never answers fails within the connect timeout", async () => {
@@ -178,9 +183,8 @@ Deno.test({
       assert.match(line, /\(PostgreSQL \d+[^,]*, schema migrated now\)/);
       assert.match(
         line,
-        /serve cannot run on PostgreSQL yet: ready there: agent activity; not yet: /,
+        /serve cannot run on PostgreSQL yet: ready there: agent activity, telemetry; not yet: perception, document memory, the server and its operations/,
       );
-      assert.match(line, /perception, document memory, telemetry/);
       const db = postgres(url, { max: 1, onnotice: () => {} });
       try {
         const tables = await db`SELECT count(*)::int AS n FROM schema_migrations`;

@@ -9,19 +9,20 @@
  * @module
  */
 import type { AgentStore, MessageSearch } from "../agent/agent_store.ts";
+import type { TelemetryStore } from "../telemetry/telemetry_store.ts";
 import { pgAgentStore, pgMessageSearch } from "./agent/agent_store.ts";
 import { checkReachable, openPgPool, type PgPool, type PgPoolOptions } from "./connection.ts";
 import { migratePostgres } from "./migrate.ts";
 import type { PostgresLocation } from "./store_url.ts";
+import { pgTelemetryStore } from "./telemetry/telemetry_store.ts";
 
 /** The store areas that run on PostgreSQL, as people name them. */
-export const PG_READY_AREAS: readonly string[] = ["agent activity"];
+export const PG_READY_AREAS: readonly string[] = ["agent activity", "telemetry"];
 
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
   "perception",
   "document memory",
-  "telemetry",
   "the server and its operations (they still open SQLite)",
 ];
 
@@ -37,6 +38,8 @@ export interface PostgresStore {
   readonly agent: AgentStore<"async">;
   /** Word search over transcript messages. */
   readonly messageSearch: MessageSearch<"async">;
+  /** OpenTelemetry intake. */
+  readonly telemetry: TelemetryStore<"async">;
   /** Closes the pool. */
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export async function openPostgresStore(
       migrated,
       agent: pgAgentStore(pool),
       messageSearch: pgMessageSearch(pool),
+      telemetry: pgTelemetryStore(pool),
       close: () => pool.close(),
     };
   } catch (error) {

@@ -38,6 +38,9 @@ export interface PostgresLocation {
 /** Where the store lives. */
 export type StoreLocation = { kind: "sqlite" } | PostgresLocation;
 
+/** The form a PostgreSQL store URL takes, for messages. */
+const URL_FORM = "postgres://user@host[:port]/database (a password, if any, after the user)";
+
 /** Query parameters a URL may carry, each understood by the connection (see connection.ts). */
 const KNOWN_PARAMETERS = new Set([
   "sslmode",
@@ -92,12 +95,11 @@ export function parseStoreLocation(value: string | undefined, source = "--store"
   try {
     parsed = new URL(value);
   } catch {
-    throw wrong("not a URL; use 'sqlite' or postgres://user[:password]@host[:port]/database");
+    throw wrong(`not a URL; use 'sqlite' or ${URL_FORM}`);
   }
   if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
     throw wrong(
-      `unsupported scheme '${parsed.protocol.replace(/:$/, "")}'; use 'sqlite' or ` +
-        "postgres://user[:password]@host[:port]/database",
+      `unsupported scheme '${parsed.protocol.replace(/:$/, "")}'; use 'sqlite' or ${URL_FORM}`,
     );
   }
   if (parsed.hostname === "") throw wrong("the URL names no host");
