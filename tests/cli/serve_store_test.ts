@@ -183,7 +183,7 @@ Deno.test({
       assert.match(line, /\(PostgreSQL \d+[^,]*, schema migrated now\)/);
       assert.match(
         line,
-        /serve cannot run on PostgreSQL yet: ready there: agent activity, telemetry; not yet: perception, document memory, the server and its operations/,
+        /serve cannot run on PostgreSQL yet: ready there: agent activity, perception, telemetry; not yet: document memory, the server and its operations/,
       );
       const db = postgres(url, { max: 1, onnotice: () => {} });
       try {

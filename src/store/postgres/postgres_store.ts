@@ -9,19 +9,20 @@
  * @module
  */
 import type { AgentStore, MessageSearch } from "../agent/agent_store.ts";
+import type { PerceptionStore } from "../perception/perception_store.ts";
 import type { TelemetryStore } from "../telemetry/telemetry_store.ts";
 import { pgAgentStore, pgMessageSearch } from "./agent/agent_store.ts";
 import { checkReachable, openPgPool, type PgPool, type PgPoolOptions } from "./connection.ts";
 import { migratePostgres } from "./migrate.ts";
+import { pgPerceptionStore } from "./perception/perception_store.ts";
 import type { PostgresLocation } from "./store_url.ts";
 import { pgTelemetryStore } from "./telemetry/telemetry_store.ts";
 
 /** The store areas that run on PostgreSQL, as people name them. */
-export const PG_READY_AREAS: readonly string[] = ["agent activity", "telemetry"];
+export const PG_READY_AREAS: readonly string[] = ["agent activity", "perception", "telemetry"];
 
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
-  "perception",
   "document memory",
   "the server and its operations (they still open SQLite)",
 ];
@@ -38,6 +39,8 @@ export interface PostgresStore {
   readonly agent: AgentStore<"async">;
   /** Word search over transcript messages. */
   readonly messageSearch: MessageSearch<"async">;
+  /** Builds, file changes, git moves, anomalies, project state. */
+  readonly perception: PerceptionStore<"async">;
   /** OpenTelemetry intake. */
   readonly telemetry: TelemetryStore<"async">;
   /** Closes the pool. */
@@ -75,6 +78,7 @@ export async function openPostgresStore(
       migrated,
       agent: pgAgentStore(pool),
       messageSearch: pgMessageSearch(pool),
+      perception: pgPerceptionStore(pool),
       telemetry: pgTelemetryStore(pool),
       close: () => pool.close(),
     };
