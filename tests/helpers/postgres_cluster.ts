@@ -236,6 +236,13 @@ export function startPostgresCluster(): PostgresCluster {
   };
 }
 
+/**
+ * The connect timeout of the tests' pools, s: on a loaded two-core machine a new backend can
+ * take longer than serve's 5 s to answer (measured: more than 5 s while three suites ran), and
+ * a test is about what the store answers, not how fast it connects.
+ */
+export const TEST_CONNECT_TIMEOUT_S = 60;
+
 let shared: PostgresCluster | undefined;
 
 /** The test module's cluster, started on first use and stopped when the module ends. */

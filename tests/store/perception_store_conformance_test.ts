@@ -19,7 +19,11 @@ import { openPgPool } from "../../src/store/postgres/connection.ts";
 import { migratePostgres } from "../../src/store/postgres/migrate.ts";
 import { pgPerceptionStore } from "../../src/store/postgres/perception/perception_store.ts";
 import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
-import { sharedPostgresCluster, skipWithoutPostgres } from "../helpers/postgres_cluster.ts";
+import {
+  sharedPostgresCluster,
+  skipWithoutPostgres,
+  TEST_CONNECT_TIMEOUT_S,
+} from "../helpers/postgres_cluster.ts";
 
 interface Backend {
   agents: AgentStore<"async">;
@@ -52,7 +56,7 @@ function openSqlite(): Promise<Backend> {
 async function openPostgres(): Promise<Backend> {
   const location = parseStoreLocation(await sharedPostgresCluster().createDatabase());
   if (location.kind !== "postgres") throw new Error("the cluster gave no postgres URL");
-  const pool = openPgPool(location, { max: 4 });
+  const pool = openPgPool(location, { max: 4, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
   await migratePostgres(pool);
   return {
     agents: pgAgentStore(pool),

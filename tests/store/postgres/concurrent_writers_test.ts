@@ -18,7 +18,11 @@ import {
   parseStoreLocation,
   type PostgresLocation,
 } from "../../../src/store/postgres/store_url.ts";
-import { sharedPostgresCluster, skipWithoutPostgres } from "../../helpers/postgres_cluster.ts";
+import {
+  sharedPostgresCluster,
+  skipWithoutPostgres,
+  TEST_CONNECT_TIMEOUT_S,
+} from "../../helpers/postgres_cluster.ts";
 
 const ignore = skipWithoutPostgres("the PostgreSQL concurrent writer tests");
 const T0 = 1_767_000_000_000;
@@ -46,7 +50,9 @@ Deno.test({
   ignore,
   async fn() {
     const where = await location();
-    const pools: PgPool[] = [1, 2, 3, 4].map(() => openPgPool(where, { max: 3 }));
+    const pools: PgPool[] = [1, 2, 3, 4].map(() =>
+      openPgPool(where, { max: 3, connectTimeoutS: TEST_CONNECT_TIMEOUT_S })
+    );
     try {
       await Promise.all(pools.map((pool) => migratePostgres(pool)));
       const sessions = ["s0", "s1", "s2", "s3", "s4", "s5"];
@@ -151,7 +157,11 @@ Deno.test({
   name: "postgres: a statement past the statement timeout is cut and reported as a timeout",
   ignore,
   async fn() {
-    const pool = openPgPool(await location(), { max: 1, statementTimeoutMs: 200 });
+    const pool = openPgPool(await location(), {
+      max: 1,
+      statementTimeoutMs: 200,
+      connectTimeoutS: TEST_CONNECT_TIMEOUT_S,
+    });
     try {
       await assert.rejects(pool.query("SELECT pg_sleep(5)"), (error: Error & { kind?: string }) => {
         assert.equal(error.kind, "timeout");

@@ -11,7 +11,11 @@ import { MIGRATIONS } from "../../../src/store/migrations.ts";
 import { openPgPool, type PgPool } from "../../../src/store/postgres/connection.ts";
 import { migratePostgres, PG_MIGRATIONS } from "../../../src/store/postgres/migrate.ts";
 import { parseStoreLocation } from "../../../src/store/postgres/store_url.ts";
-import { sharedPostgresCluster, skipWithoutPostgres } from "../../helpers/postgres_cluster.ts";
+import {
+  sharedPostgresCluster,
+  skipWithoutPostgres,
+  TEST_CONNECT_TIMEOUT_S,
+} from "../../helpers/postgres_cluster.ts";
 
 const ignore = skipWithoutPostgres("the PostgreSQL migration tests");
 
@@ -19,7 +23,10 @@ async function pool(url: string, max = 2): Promise<PgPool> {
   const location = parseStoreLocation(url);
   assert.equal(location.kind, "postgres");
   return await Promise.resolve(
-    openPgPool(location as Extract<typeof location, { kind: "postgres" }>, { max }),
+    openPgPool(location as Extract<typeof location, { kind: "postgres" }>, {
+      max,
+      connectTimeoutS: TEST_CONNECT_TIMEOUT_S,
+    }),
   );
 }
 
