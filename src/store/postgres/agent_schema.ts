@@ -168,4 +168,17 @@ export const PG_AGENT_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 23,
+    name: "team mode: who sent each hook event and from which host, and the session's person",
+    sql: `
+      -- As SQLite's migration 23: person is the team member whose token sent the hook (NULL for
+      -- the server's own token and local hooks), host the machine the hook said it ran on; a
+      -- session keeps the person and host of the first hook that named it.
+      ALTER TABLE events ADD COLUMN person text;
+      ALTER TABLE events ADD COLUMN host text;
+      ALTER TABLE sessions ADD COLUMN person text;
+      ALTER TABLE sessions ADD COLUMN host text;
+    `,
+  },
 ];

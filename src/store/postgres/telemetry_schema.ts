@@ -173,4 +173,18 @@ export const PG_TELEMETRY_MIGRATIONS: readonly Migration[] = [
         WHERE agent = 'claude_code';
     `,
   },
+  {
+    version: 21,
+    name: "OpenTelemetry intake keeps only the indexes something reads",
+    sql: `
+      -- As SQLite's migration 21: no read goes through these, and each costs every record
+      -- stored.
+      DROP INDEX telemetry_spans_start;
+      DROP INDEX telemetry_spans_session;
+      DROP INDEX telemetry_logs_ts;
+      DROP INDEX telemetry_logs_session;
+      DROP INDEX telemetry_model_calls_request;
+      DROP INDEX telemetry_tool_calls_tool;
+    `,
+  },
 ];

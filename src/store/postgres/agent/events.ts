@@ -15,15 +15,16 @@ import { lockSessions, PG_EARLIEST_START } from "./session_totals.ts";
 const INSERT_EVENT = `
       INSERT INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
         tool_name, tool_use_id, file_path, command, command_prefix, success, error, duration_ms,
-        prompt, model, received_at, raw)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+        prompt, model, received_at, raw, person, host)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+        $20, $21)
       ON CONFLICT (delivery_id) DO NOTHING RETURNING id
     `;
 
 const UPSERT_HOOK_SESSION = `
       INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-        transcript_path, has_hooks, event_count)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 1)
+        transcript_path, person, host, has_hooks, event_count)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, 1)
       ON CONFLICT (session_id) DO UPDATE SET
         cwd = coalesce(excluded.cwd, sessions.cwd),
         project = coalesce(sessions.project, excluded.project),
@@ -31,6 +32,8 @@ const UPSERT_HOOK_SESSION = `
         last_activity_at = greatest(sessions.last_activity_at, excluded.last_activity_at),
         model = coalesce(excluded.model, sessions.model),
         transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
+        person = coalesce(sessions.person, excluded.person),
+        host = coalesce(sessions.host, excluded.host),
         has_hooks = 1,
         event_count = sessions.event_count + 1
     `;
@@ -64,6 +67,8 @@ export function insertHookEvent(
       event.model ?? null,
       receivedAt,
       JSON.stringify(event.raw ?? {}),
+      event.person ?? null,
+      event.host ?? null,
     ]);
     if (inserted.length === 0) return false;
     await w.query(UPSERT_HOOK_SESSION, [
@@ -75,6 +80,8 @@ export function insertHookEvent(
       event.ts,
       event.model ?? null,
       event.transcript_path ?? null,
+      event.person ?? null,
+      event.host ?? null,
     ]);
     return true;
   });
