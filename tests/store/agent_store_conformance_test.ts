@@ -200,10 +200,16 @@ const conformance = (name: string, run: (b: Backend) => Promise<void>) => CASES.
 
 conformance("a hook event is stored once per delivery id and makes its session", async (b) => {
   const { agents } = b;
-  assert.equal(await agents.insertHookEvent(hook("s1", 2, { model: "m1" }), "d1", T0), true);
-  assert.equal(await agents.insertHookEvent(hook("s1", 2), "d1", T0), false);
+  const ana = { person: "ana", host: "ana-laptop" };
   assert.equal(
-    await agents.insertHookEvent(hook("s1", 1, { cwd: "/work/app/sub" }), "d2", T0),
+    await agents.insertHookEvent(hook("s1", 2, { model: "m1", ...ana }), "d1", T0),
+    true,
+  );
+  assert.equal(await agents.insertHookEvent(hook("s1", 2), "d1", T0), false);
+  // A later hook from someone else leaves the session with the person who first named it.
+  const bo = { person: "bo", host: "bo-desktop" };
+  assert.equal(
+    await agents.insertHookEvent(hook("s1", 1, { cwd: "/work/app/sub", ...bo }), "d2", T0),
     true,
   );
   const session = await agents.getSession("s1");
@@ -234,6 +240,8 @@ conformance("a hook event is stored once per delivery id and makes its session",
     unpriced_calls: 0,
     context_tokens: null,
     context_window: null,
+    person: "ana",
+    host: "ana-laptop",
   });
   assert.equal(await agents.getSession("nope"), undefined);
 });

@@ -248,12 +248,14 @@ conformance(
       history.sort((x, y) => x.fingerprint.localeCompare(y.fingerprint)),
       [
         {
+          kind: "edit_loop",
           fingerprint: "f1",
           first_emitted_at: T0,
           last_emitted_at: T0 + 2 * MIN,
           resolved_at: T0 + 5 * MIN,
         },
         {
+          kind: "test_loop",
           fingerprint: "f2",
           first_emitted_at: T0,
           last_emitted_at: T0 + 3 * MIN,
