@@ -973,6 +973,104 @@ conformance(
   },
 );
 
+conformance(
+  "the security scan's reads: hook commands, shell calls, tool results and the call a result answers",
+  async (b) => {
+    const { agents } = b;
+    await agents.insertHookEvent(
+      hook("s1", 1, { tool_name: "Bash", command: "npm test" }),
+      "h1",
+      T0,
+    );
+    await agents.insertHookEvent(hook("s1", 2, { tool_name: "Bash", command: "" }), "h2", T0);
+    await agents.insertHookEvent(
+      hook("s1", 3, { tool_name: "Bash", tool_use_id: "u9", command: "git status" }),
+      "h3",
+      T0,
+    );
+    await agents.insertHookEvent(hook("s1", 4, { tool_name: "Edit" }), "h4", T0);
+    const window = { since: T0, until: T0 + 10 * MIN };
+    assert.deepEqual(await agents.hookShellCommands(window, 10), {
+      rows: [
+        {
+          source: "hook",
+          ts: T0 + 3 * MIN,
+          agent: "claude_code",
+          session_id: "s1",
+          tool_name: "Bash",
+          tool_use_id: "u9",
+          text: "git status",
+        },
+        {
+          source: "hook",
+          ts: T0 + MIN,
+          agent: "claude_code",
+          session_id: "s1",
+          tool_name: "Bash",
+          tool_use_id: null,
+          text: "npm test",
+        },
+      ],
+      truncated: false,
+    });
+    const capped = await agents.hookShellCommands(window, 1);
+    assert.deepEqual([capped.rows.map((r) => r.text), capped.truncated], [["git status"], true]);
+    assert.deepEqual(
+      (await agents.hookShellCommands({ since: T0 + 2 * MIN, until: T0 + 3 * MIN }, 10)).rows,
+      [],
+    );
+
+    const long = "x".repeat(70_000);
+    await agents.insertMessages([
+      message("s2", "m1", 1, {
+        message_type: "tool_use",
+        tool_name: "Bash",
+        tool_use_id: "t1",
+        text: '{"command":"ls"}',
+      }),
+      message("s2", "m2", 2, {
+        message_type: "tool_use",
+        tool_name: "shell",
+        tool_use_id: "t2",
+        text: '{"command":"pwd"}',
+      }),
+      message("s2", "m3", 3, {
+        message_type: "tool_use",
+        tool_name: "Read",
+        tool_use_id: "t3",
+        text: '{"path":"a"}',
+      }),
+      message("s2", "m4", 4, {
+        message_type: "tool_result",
+        role: "user",
+        tool_use_id: "t1",
+        text: long,
+      }),
+      message("s2", "m5", 5, {
+        message_type: "tool_result",
+        role: "user",
+        tool_use_id: "t2",
+        text: "",
+      }),
+    ]);
+    const shell = await agents.transcriptShellCalls(window, ["bash", "shell"], 10);
+    assert.deepEqual(shell.rows.map((r) => [r.source, r.tool_name, r.tool_use_id, r.text]), [
+      ["transcript", "shell", "t2", '{"command":"pwd"}'],
+      ["transcript", "Bash", "t1", '{"command":"ls"}'],
+    ]);
+    assert.equal(shell.truncated, false);
+    assert.deepEqual((await agents.transcriptShellCalls(window, [], 10)).rows, []);
+    const results = await agents.transcriptToolResults(window, 10);
+    assert.deepEqual(results.rows.map((r) => [r.tool_use_id, r.text.length]), [["t1", 65_536]]);
+    assert.deepEqual(await agents.transcriptToolCall("s2", "t1"), {
+      tool_name: "Bash",
+      text: '{"command":"ls"}',
+    });
+    assert.equal(await agents.transcriptToolCall("s2", "t9"), undefined);
+    assert.equal(await agents.transcriptToolCall("s1", "t1"), undefined);
+  },
+);
+
 for (const testCase of CASES) {
   for (const backend of BACKENDS) {
     Deno.test({
