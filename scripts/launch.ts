@@ -51,7 +51,16 @@ export function launchArguments(command: string, args: readonly string[]): strin
       `launch: unknown command '${command}'; it launches ${Object.keys(PROFILES).join(" or ")}`,
     );
   }
-  const flags = permissionFlags(profile, resolvePaths(), documentRoots());
+  // `serve --store postgres://…` reaches that server (else VANTAGE_STORE's, if any).
+  const storeFlag = args.findIndex((arg) => arg === "--store" || arg.startsWith("--store="));
+  const store = storeFlag === -1
+    ? undefined
+    : args[storeFlag].startsWith("--store=")
+    ? args[storeFlag].slice("--store=".length)
+    : args[storeFlag + 1];
+  const flags = store === undefined
+    ? permissionFlags(profile, resolvePaths(), documentRoots())
+    : permissionFlags(profile, resolvePaths(), documentRoots(), store);
   return ["run", ...flags, MAIN, command, ...args];
 }
 

@@ -1,6 +1,12 @@
 /**
  * `vantage serve`: the long-running server.
  *
+ * `--store` (or `VANTAGE_STORE`) names where the store lives: the embedded
+ * SQLite file (the default) or a PostgreSQL server. Team mode on PostgreSQL
+ * is being built area by area, so for a PostgreSQL URL serve checks the
+ * server, migrates it, and then says in one line which areas are ready and
+ * that it cannot run on it yet — rather than serving half a catalog.
+ *
  * @module
  */
 import { configuredPort, DEFAULT_HOST, readEnv, resolvePaths } from "../core/config.ts";
@@ -14,7 +20,31 @@ import { DATABASE } from "../ops/service_keys.ts";
 import { sqliteTeamStore } from "../store/team/team_store.ts";
 import { PersonTokens } from "../team/mod.ts";
 import { startVantageServer } from "../server/vantage_server.ts";
+import { parseStoreLocation, type PostgresLocation } from "../store/postgres/store_url.ts";
 import { type Command, parseFlags } from "./command.ts";
+
+/**
+ * Checks and migrates a PostgreSQL store, then refuses to serve on it with one line naming
+ * what is ready: serve's catalog does not run on PostgreSQL yet. A server that cannot be
+ * reached or used fails here instead, with the error that says why.
+ */
+async function refusePostgresForNow(location: PostgresLocation): Promise<never> {
+  // Loaded only for a PostgreSQL store: the client is not part of a SQLite serve.
+  const { openPostgresStore, PG_PENDING_AREAS, PG_READY_AREAS } = await import(
+    "../store/postgres/postgres_store.ts"
+  );
+  const store = await openPostgresStore(location, { max: 2 });
+  await store.close();
+  throw new VantageError(
+    "unavailable",
+    `the PostgreSQL store at ${location.redacted} answers (PostgreSQL ${store.serverVersion}, ` +
+      `schema ${store.migrated.length > 0 ? "migrated now" : "up to date"}), but serve cannot ` +
+      `run on PostgreSQL yet: ready there: ${PG_READY_AREAS.join(", ")}; not yet: ${
+        PG_PENDING_AREAS.join(", ")
+      } — run serve without --store and VANTAGE_STORE to use SQLite`,
+    { details: { store: location.redacted, ready: PG_READY_AREAS, pending: PG_PENDING_AREAS } },
+  );
+}
 
 /** The `serve` command. */
 export const command: Command = {
@@ -33,6 +63,11 @@ Options:
   --token T     Bearer token (default VANTAGE_TOKEN, else generated into the data home);
                 the tokens of people added with 'vantage team add-user' work too
   --no-tail     Do not read agent transcripts
+  --store S     Where the store lives: 'sqlite' (default: the data home's file) or
+                postgres://user@host[:port]/database, a password (if any) after the user
+                or in PGPASSWORD (default VANTAGE_STORE).
+                PostgreSQL (team mode) is in progress: serve checks and migrates the
+                database, then says which areas are ready and exits
   -h, --help    Show this help`,
   async run(args) {
     const { values } = parseFlags("serve", args, {
@@ -40,7 +75,15 @@ Options:
       port: { type: "string" },
       token: { type: "string" },
       "no-tail": { type: "boolean" },
+      store: { type: "string" },
     });
+    // The store first: a wrong or unreachable store stops serve before it writes anything.
+    const storeFlag = typeof values.store === "string" ? values.store : undefined;
+    const location = parseStoreLocation(
+      storeFlag ?? readEnv("VANTAGE_STORE"),
+      storeFlag === undefined ? "VANTAGE_STORE" : "--store",
+    );
+    if (location.kind === "postgres") await refusePostgresForNow(location);
     const host = typeof values.host === "string" ? values.host : DEFAULT_HOST;
     let port = configuredPort();
     if (typeof values.port === "string") {

@@ -67,6 +67,7 @@ export function permissionFlags(
   profile: PermissionProfile,
   paths: VantagePaths,
   roots: readonly string[] = documentRoots(),
+  store: string | undefined = readEnv("VANTAGE_STORE"),
 ): string[] {
   const agents = agentFolders(paths.userHome);
   const program = programRoot();
@@ -80,10 +81,17 @@ export function permissionFlags(
   }
   flags.push(`--allow-read=${unique(read).join(",")}`);
   flags.push(`--allow-write=${unique(write).join(",")}`);
+  // A PostgreSQL store (team mode): serve may reach its server, and read the PG* variables
+  // its client reads as libpq does (PGPASSWORD, PGSSLMODE, …).
+  const database = profile === "serve" ? postgresTarget(store) : undefined;
   if (profile === "serve" || profile === "hook" || profile === "cli") {
-    flags.push("--allow-net=127.0.0.1,localhost");
+    const net = ["127.0.0.1", "localhost"];
+    if (database !== undefined) net.push(database);
+    flags.push(`--allow-net=${unique(net).join(",")}`);
   }
-  flags.push("--allow-env=HOME,VANTAGE_*");
+  flags.push(
+    database === undefined ? "--allow-env=HOME,VANTAGE_*" : "--allow-env=HOME,VANTAGE_*,PG*",
+  );
   // The hook names the machine it runs on to the server, which records it with each event.
   if (profile === "hook") flags.push("--allow-sys=hostname");
   // git for the server's sensors; the runtime itself for the hook (which starts the server when
@@ -92,6 +100,29 @@ export function permissionFlags(
   flags.push(`--allow-run=${profile === "serve" ? `git,${self}` : self}`);
   if (profile === "serve") flags.push(SERVE_V8_FLAGS);
   return flags;
+}
+
+/**
+ * The `host:port` of a PostgreSQL store URL (`postgres://…`), for `--allow-net`; undefined for
+ * SQLite or a value that is not such a URL (serve itself says what is wrong with it).
+ *
+ * @example
+ * ```ts
+ * import { postgresTarget } from "./permissions.ts";
+ * postgresTarget("postgres://me@db.internal/team"); // "db.internal:5432"
+ * postgresTarget(undefined); // undefined
+ * ```
+ */
+export function postgresTarget(store: string | undefined): string | undefined {
+  if (store === undefined) return undefined;
+  try {
+    const url = new URL(store);
+    if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") return undefined;
+    if (url.hostname === "") return undefined;
+    return `${url.hostname}:${url.port === "" ? "5432" : url.port}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

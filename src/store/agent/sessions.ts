@@ -76,7 +76,8 @@ export interface SessionRow {
   host: string | null;
 }
 
-const SESSION_SHAPE: RowShape<SessionRow> = {
+/** The columns of a session row (shared with the PostgreSQL store). */
+export const SESSION_SHAPE: RowShape<SessionRow> = {
   session_id: "text",
   agent: "text",
   cwd: "text?",

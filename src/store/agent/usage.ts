@@ -57,7 +57,8 @@ export interface UsageRow {
   priced: number;
 }
 
-const STORED_USAGE_SHAPE: RowShape<UsageRow> = {
+/** The columns of a stored call (shared with the PostgreSQL store). */
+export const STORED_USAGE_SHAPE: RowShape<UsageRow> = {
   session_id: "text",
   agent: "text",
   ts: "number",
@@ -96,7 +97,8 @@ const MERGED_COUNTS = [
   "calls",
 ] as const;
 
-function asRecord(row: UsageRow, key: string): CountedUsage {
+/** A stored call as the record it was stored from (what `priceOf` prices). */
+export function asRecord(row: UsageRow, key: string): CountedUsage {
   const record: CountedUsage = {
     agent: row.agent,
     session_id: row.session_id,
@@ -120,7 +122,8 @@ function asRecord(row: UsageRow, key: string): CountedUsage {
   return record;
 }
 
-function stored(u: CountedUsage, price: CallPrice): UsageRow {
+/** The row a record is stored as, with its price. */
+export function stored(u: CountedUsage, price: CallPrice): UsageRow {
   return {
     session_id: u.session_id,
     agent: u.agent,
@@ -148,7 +151,7 @@ function stored(u: CountedUsage, price: CallPrice): UsageRow {
  * The record merged into what is stored under its key: each count the larger, the call's own
  * time, session and model kept, stated attributes (tier, speed, region) the latest.
  */
-function merge(old: UsageRow, u: CountedUsage): CountedUsage | undefined {
+export function merge(old: UsageRow, u: CountedUsage): CountedUsage | undefined {
   const next = asRecord(old, u.usage_key);
   let grew = false;
   for (const field of MERGED_COUNTS) {

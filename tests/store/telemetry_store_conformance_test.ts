@@ -1,0 +1,438 @@
+/**
+ * The telemetry store's conformance suite: every case runs against SQLite (its synchronous
+ * answers awaited) and PostgreSQL with the same OTLP records and the same expected answers —
+ * raw signals stored once, a call's event and span merged into one row, counted in its
+ * session's totals while no transcript was read and withdrawn when one is, and the latency,
+ * tool, error and cost reads.
+ */
+import assert from "node:assert/strict";
+import type { CallPrice, CountedUsage } from "../../src/model/agent_records.ts";
+import { emptyTelemetryBatch, type TelemetryBatch } from "../../src/model/telemetry_records.ts";
+import { type AgentStore, sqliteAgentStore } from "../../src/store/agent/agent_store.ts";
+import { openDatabase } from "../../src/store/database.ts";
+import { pgAgentStore } from "../../src/store/postgres/agent/agent_store.ts";
+import { openPgPool } from "../../src/store/postgres/connection.ts";
+import { migratePostgres } from "../../src/store/postgres/migrate.ts";
+import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
+import {
+  type PgTelemetryStore,
+  pgTelemetryStore,
+} from "../../src/store/postgres/telemetry/telemetry_store.ts";
+import {
+  sqliteTelemetryStore,
+  type TelemetryStore,
+} from "../../src/store/telemetry/telemetry_store.ts";
+import {
+  sharedPostgresCluster,
+  skipWithoutPostgres,
+  TEST_CONNECT_TIMEOUT_S,
+} from "../helpers/postgres_cluster.ts";
+
+interface Backend {
+  agents: AgentStore<"async">;
+  telemetry: PgTelemetryStore;
+  /** Counts rows of a table. */
+  count(table: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A synchronous store's answers as promises. */
+function awaited<T extends object>(store: T): unknown {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(store)) {
+    out[name] = (...args: unknown[]) => Promise.resolve().then(() => fn(...args));
+  }
+  return out;
+}
+
+function openSqlite(): Promise<Backend> {
+  const db = openDatabase(":memory:");
+  return Promise.resolve({
+    agents: awaited(sqliteAgentStore(db)) as AgentStore<"async">,
+    telemetry: awaited(sqliteTelemetryStore(db)) as TelemetryStore<"async">,
+    count: (table) =>
+      Promise.resolve(Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n)),
+    close: () => Promise.resolve(db.close()),
+  });
+}
+
+async function openPostgres(): Promise<Backend> {
+  const location = parseStoreLocation(await sharedPostgresCluster().createDatabase());
+  if (location.kind !== "postgres") throw new Error("the cluster gave no postgres URL");
+  const pool = openPgPool(location, { max: 3, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
+  await migratePostgres(pool);
+  return {
+    agents: pgAgentStore(pool),
+    telemetry: pgTelemetryStore(pool),
+    count: async (table) => Number((await pool.query(`SELECT count(*) AS n FROM ${table}`))[0].n),
+    close: () => pool.close(),
+  };
+}
+
+const BACKENDS: Array<{ name: string; ignore: boolean; open: () => Promise<Backend> }> = [
+  { name: "sqlite", ignore: false, open: openSqlite },
+  {
+    name: "postgres",
+    ignore: skipWithoutPostgres("the telemetry store conformance suite on PostgreSQL"),
+    open: openPostgres,
+  },
+];
+
+const T0 = 1_767_000_000_000;
+const S = 1000;
+const WINDOW = { since: T0, until: T0 + 3600 * S };
+
+/** 1 USD per 1,000 output tokens (the figures below keep every sum exact in binary). */
+const price = (record: CountedUsage): CallPrice => ({
+  priced: true,
+  usd: record.output_tokens / 1000,
+});
+
+/** One export of session `t1`: a model call told by an event and a span, tools, errors. */
+function export1(): TelemetryBatch {
+  const batch = emptyTelemetryBatch();
+  batch.sessions.set("t1", {
+    session_id: "t1",
+    agent: "claude_code",
+    first_seen: T0 + 10 * S,
+    last_seen: T0 + 90 * S,
+    user_id: "u-hash",
+    host_name: "laptop-1",
+  });
+  batch.spans.push(
+    {
+      trace_id: "tr1",
+      span_id: "sp1",
+      name: "claude_code.llm_request",
+      kind: 1,
+      session_id: "t1",
+      agent: "claude_code",
+      start_ts: T0 + 20 * S,
+      duration_ms: 2400.5,
+      status_code: 0,
+      attributes: '{"model":"m-big"}',
+    },
+    {
+      trace_id: "tr1",
+      span_id: "sp1",
+      name: "the same span again",
+      kind: 1,
+      start_ts: T0 + 20 * S,
+      duration_ms: 1,
+      status_code: 0,
+      attributes: "{}",
+    },
+  );
+  batch.logs.push(
+    { dedupe_key: "t1:1", ts: T0 + 20 * S, event_name: "api_request", attributes: "{}" },
+    { ts: T0 + 21 * S, body: "no key: always stored", attributes: "{}" },
+  );
+  batch.metricPoints.push({
+    name: "claude_code.token.usage",
+    kind: "sum",
+    ts: T0 + 30 * S,
+    value: 1200,
+    monotonic: true,
+    attributes: '{"type":"input"}',
+  });
+  batch.modelCalls.push(
+    {
+      call_key: "claude_code:req-1",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 20 * S,
+      authority: "event",
+      model: "m-big",
+      request_id: "req-1",
+      input_tokens: 1000,
+      output_tokens: 2000,
+      duration_ms: 2400,
+      ttft_ms: 600,
+      success: true,
+      cost_usd: 2.1,
+    },
+    {
+      call_key: "claude_code:req-1",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 19 * S,
+      authority: "span",
+      duration_ms: 9999,
+      trace_id: "tr1",
+      span_id: "sp1",
+      cache_read_tokens: 500,
+    },
+    {
+      call_key: "claude_code:req-2",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 40 * S,
+      authority: "event",
+      model: "m-small",
+      request_id: "req-2",
+      input_tokens: 10,
+      output_tokens: 500,
+      duration_ms: 800,
+      ttft_ms: 200,
+      success: false,
+    },
+    {
+      call_key: "claude_code:req-3",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 50 * S,
+      authority: "event",
+      model: "m-small",
+      request_id: "req-3",
+      input_tokens: 5,
+      output_tokens: 5,
+      duration_ms: 100,
+      cost_usd: 0.01,
+      outside_transcript: true,
+      query_source: "title",
+    },
+  );
+  batch.toolCalls.push(
+    {
+      call_key: "claude_code:t1:tool-1",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 60 * S,
+      authority: "event",
+      tool_name: "Bash",
+      tool_use_id: "tool-1",
+      success: false,
+      error: "exit 1",
+      duration_ms: 300,
+    },
+    {
+      call_key: "claude_code:t1:tool-1",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 61 * S,
+      authority: "span",
+      duration_ms: 350,
+      decision: "accept",
+    },
+    {
+      call_key: "claude_code:t1:tool-2",
+      agent: "claude_code",
+      session_id: "t1",
+      ts: T0 + 70 * S,
+      authority: "event",
+      tool_name: "Read",
+      success: true,
+      duration_ms: 20,
+    },
+  );
+  batch.apiErrors.push({
+    error_key: "err-1",
+    agent: "claude_code",
+    session_id: "t1",
+    ts: T0 + 39 * S,
+    model: "m-small",
+    request_id: "req-2",
+    status_code: 529,
+    error: "overloaded",
+    attempt: 1,
+  });
+  return batch;
+}
+
+const CASES: Array<{ name: string; run: (b: Backend) => Promise<void> }> = [];
+const conformance = (name: string, run: (b: Backend) => Promise<void>) => CASES.push({ name, run });
+
+conformance("an export is stored once, its calls merged and counted in the session", async (b) => {
+  const counts = await b.telemetry.storeTelemetryBatch(export1(), price, T0 + 100 * S);
+  assert.deepEqual(counts, {
+    spans: 1,
+    logs: 2,
+    metric_points: 1,
+    model_calls: 4,
+    tool_calls: 3,
+    api_errors: 1,
+    sessions: ["t1"],
+  });
+  // Sent again (an exporter retrying after a lost answer): nothing new, nothing counted twice.
+  const again = await b.telemetry.storeTelemetryBatch(export1(), price, T0 + 200 * S);
+  assert.deepEqual([again.spans, again.logs, again.api_errors], [0, 1, 0]);
+  assert.deepEqual(
+    [
+      await b.count("telemetry_spans"),
+      await b.count("telemetry_logs"),
+      await b.count("telemetry_model_calls"),
+      await b.count("telemetry_tool_calls"),
+      await b.count("telemetry_api_errors"),
+    ],
+    [1, 3, 3, 2, 1],
+  );
+  const session = (await b.agents.getSession("t1"))!;
+  // Telemetry counts req-1 and req-2 (no transcript of t1 yet); the side request stays outside.
+  assert.deepEqual(
+    [
+      session.input_tokens,
+      session.output_tokens,
+      session.cache_read_tokens,
+      session.cost_usd,
+      session.tool_calls,
+      session.started_at,
+      session.last_activity_at,
+    ],
+    [1010, 2500, 500, 2.5, 2, T0 + 10 * S, T0 + 90 * S],
+  );
+  assert.deepEqual(await b.telemetry.costBetween(WINDOW), {
+    cost_usd: 2.5,
+    calls: 2,
+    unpriced_calls: 0,
+  });
+  assert.deepEqual(await b.telemetry.outsideTranscriptCost(WINDOW), { cost_usd: 0.01, calls: 1 });
+  assert.deepEqual(await b.telemetry.costBuckets(WINDOW, 30 * S), [
+    { bucket: T0, cost_usd: 2, calls: 1 },
+    { bucket: T0 + 30 * S, cost_usd: 0.5, calls: 1 },
+  ]);
+  const expensive = await b.telemetry.mostExpensiveCalls(WINDOW, 1);
+  assert.deepEqual(expensive, [{
+    ts: T0 + 20 * S,
+    agent: "claude_code",
+    session_id: "t1",
+    model: "m-big",
+    cost_usd: 2,
+    input_tokens: 1000,
+    output_tokens: 2000,
+    cache_read_tokens: 500,
+    cache_write_tokens: 0,
+    request_id: "req-1",
+    prompt_id: null,
+    duration_ms: 2400,
+  }]);
+});
+
+conformance("latency, tools and API errors read back", async (b) => {
+  await b.telemetry.storeTelemetryBatch(export1(), price, T0 + 100 * S);
+  const latency = await b.telemetry.modelLatency(WINDOW, 60 * S);
+  assert.deepEqual(latency.duration.map((r) => [r.key, r.bucket, r.n, r.p50, r.p95]), [
+    ["m-big", 0, 1, 2400, 2400],
+    ["m-small", 0, 2, 100, 800],
+    ["m-big", T0, 1, 2400, 2400],
+    ["m-small", T0, 2, 100, 800],
+  ]);
+  assert.deepEqual(latency.ttft.map((r) => [r.key, r.bucket, r.p50]), [
+    ["m-big", 0, 600],
+    ["m-small", 0, 200],
+    ["m-big", T0, 600],
+    ["m-small", T0, 200],
+  ]);
+  assert.deepEqual(latency.calls, [
+    { key: "m-big", bucket: T0, calls: 1, errors: 0 },
+    { key: "m-small", bucket: T0, calls: 2, errors: 1 },
+  ]);
+  assert.deepEqual(await b.telemetry.toolStats(WINDOW), [
+    { tool_name: "Bash", calls: 1, succeeded: 0, failed: 1, avg_ms: 300, max_ms: 300 },
+    { tool_name: "Read", calls: 1, succeeded: 1, failed: 0, avg_ms: 20, max_ms: 20 },
+  ]);
+  assert.deepEqual(
+    (await b.telemetry.toolDurations(WINDOW)).map((r) => [r.key, r.p50]),
+    [["Bash", 300], ["Read", 20]],
+  );
+  assert.deepEqual(await b.telemetry.recentToolFailures(WINDOW, 5), [{
+    ts: T0 + 61 * S,
+    agent: "claude_code",
+    session_id: "t1",
+    tool_name: "Bash",
+    error_type: null,
+    error: "exit 1",
+    duration_ms: 300,
+    tool_use_id: "tool-1",
+  }]);
+  const errors = await b.telemetry.apiErrorSummary(WINDOW, 30 * S, 5);
+  assert.deepEqual(errors.buckets, [
+    { bucket: T0, errors: 0, calls: 1 },
+    { bucket: T0 + 30 * S, errors: 1, calls: 1 },
+  ]);
+  assert.deepEqual(errors.byStatus, [{ status_code: 529, errors: 1 }]);
+  assert.deepEqual(errors.recent.map((e) => [e.error, e.attempt, e.request_id]), [
+    ["overloaded", 1, "req-2"],
+  ]);
+  assert.deepEqual(await b.telemetry.toolStats({ ...WINDOW, agents: ["codex"] }), []);
+});
+
+conformance("a transcript read later takes over: telemetry's counts are withdrawn", async (b) => {
+  await b.telemetry.storeTelemetryBatch(export1(), price, T0 + 100 * S);
+  // The transcript has req-1 under Claude Code's key '<message id>:<request id>'.
+  await b.agents.insertMessages([{
+    agent: "claude_code",
+    session_id: "t1",
+    ts: T0 + 20 * S,
+    role: "assistant",
+    message_type: "assistant",
+    text: "done",
+    message_key: "m1",
+  }]);
+  await b.agents.insertUsage([{
+    agent: "claude_code",
+    session_id: "t1",
+    ts: T0 + 20 * S,
+    usage_key: "msg_1:req-1",
+    model: "m-big",
+    input_tokens: 1000,
+    output_tokens: 3000,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+  }], price);
+  assert.equal(await b.telemetry.settleTelemetryCounts(["t1"]), 4);
+  const session = (await b.agents.getSession("t1"))!;
+  assert.deepEqual(
+    [session.output_tokens, session.cost_usd, session.tool_calls, session.message_count],
+    [3000, 3, 0, 1],
+  );
+  assert.deepEqual(await b.telemetry.costBetween(WINDOW), {
+    cost_usd: 3,
+    calls: 1,
+    unpriced_calls: 0,
+  });
+  // The transcript's call joins telemetry's facts through the request id.
+  const [top] = await b.telemetry.mostExpensiveCalls(WINDOW, 1);
+  assert.deepEqual([top.request_id, top.duration_ms, top.output_tokens], ["req-1", 2400, 3000]);
+  assert.equal(await b.telemetry.settleTelemetryCounts(["t1"]), 0);
+  // A later export of a session with a transcript counts nothing more.
+  const later = emptyTelemetryBatch();
+  later.modelCalls.push({
+    call_key: "claude_code:req-9",
+    agent: "claude_code",
+    session_id: "t1",
+    ts: T0 + 95 * S,
+    authority: "event",
+    model: "m-big",
+    request_id: "req-9",
+    output_tokens: 500,
+  });
+  later.toolCalls.push({
+    call_key: "claude_code:t1:tool-9",
+    agent: "claude_code",
+    session_id: "t1",
+    ts: T0 + 96 * S,
+    authority: "event",
+    tool_name: "Edit",
+  });
+  await b.telemetry.storeTelemetryBatch(later, price, T0 + 300 * S);
+  const after = (await b.agents.getSession("t1"))!;
+  assert.deepEqual([after.output_tokens, after.tool_calls], [3000, 0]);
+});
+
+for (const testCase of CASES) {
+  for (const backend of BACKENDS) {
+    Deno.test({
+      name: `telemetry store conformance (${backend.name}): ${testCase.name}`,
+      ignore: backend.ignore,
+      async fn() {
+        const store = await backend.open();
+        try {
+          await testCase.run(store);
+        } finally {
+          await store.close();
+        }
+      },
+    });
+  }
+}
