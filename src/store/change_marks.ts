@@ -21,7 +21,8 @@ export interface ChangeMarks {
   build_id: number;
 }
 
-const CHANGE_MARKS = new RowReader<ChangeMarks>("change marks", {
+/** How the marks are read (every backend answers these three columns). */
+export const CHANGE_MARKS = new RowReader<ChangeMarks>("change marks", {
   session_rowid: "number",
   anomaly_emitted_at: "number",
   build_id: "number",

@@ -14,6 +14,7 @@ import type { Migration } from "../migrations.ts";
 import { PG_AGENT_MIGRATIONS } from "./agent_schema.ts";
 import type { PgQueryable } from "./connection.ts";
 import { PG_PERCEPTION_MIGRATIONS } from "./perception_schema.ts";
+import { PG_TEAM_MIGRATIONS } from "./team_schema.ts";
 import { PG_TELEMETRY_MIGRATIONS } from "./telemetry_schema.ts";
 
 /** Store-wide settings (belonging to no area). */
@@ -31,6 +32,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   ...PG_AGENT_MIGRATIONS,
   ...PG_PERCEPTION_MIGRATIONS,
   ...PG_TELEMETRY_MIGRATIONS,
+  ...PG_TEAM_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);
 
 /** The advisory lock every Vantage migration run takes ('vant' in ASCII). */

@@ -9,10 +9,22 @@
  * @module
  */
 import type { AgentStore, MessageSearch } from "../agent/agent_store.ts";
+import type { DocsStore } from "../docs/docs_store.ts";
 import type { PerceptionStore } from "../perception/perception_store.ts";
+import type { Store } from "../store.ts";
+import type { TelemetryStore } from "../telemetry/telemetry_store.ts";
 import { pgAgentStore, pgMessageSearch } from "./agent/agent_store.ts";
-import { checkReachable, openPgPool, type PgPool, type PgPoolOptions } from "./connection.ts";
+import {
+  checkReachable,
+  openPgPool,
+  type PgPool,
+  type PgPoolOptions,
+  type PgQueryable,
+} from "./connection.ts";
 import { migratePostgres } from "./migrate.ts";
+import { withPending } from "./pending_area.ts";
+import { changeMarks, getStoreMeta, setStoreMeta } from "./store_meta.ts";
+import { pgTeamStore } from "./team/team_store.ts";
 import { pgPerceptionStore } from "./perception/perception_store.ts";
 import type { PostgresLocation } from "./store_url.ts";
 import { type PgTelemetryStore, pgTelemetryStore } from "./telemetry/telemetry_store.ts";
@@ -44,6 +56,8 @@ export interface PostgresStore {
   readonly perception: PerceptionStore<"async">;
   /** OpenTelemetry intake and the reads ported so far. */
   readonly telemetry: PgTelemetryStore;
+  /** Every area as one {@linkcode Store} (what operations run on); pending parts reject. */
+  readonly store: Store<"async">;
   /** Closes the pool. */
   close(): Promise<void>;
 }
@@ -81,10 +95,30 @@ export async function openPostgresStore(
       messageSearch: pgMessageSearch(pool),
       perception: pgPerceptionStore(pool),
       telemetry: pgTelemetryStore(pool),
+      store: pgStore(pool),
       close: () => pool.close(),
     };
   } catch (error) {
     await pool.close(0);
     throw error;
   }
+}
+
+/**
+ * The whole store on a pool (or one write's connection): a transaction hands its work the
+ * same store bound to that write's connection. Document memory and the telemetry reads not
+ * ported yet reject with `unavailable` (see pending_area.ts).
+ */
+export function pgStore(q: PgQueryable): Store<"async"> {
+  return {
+    agent: pgAgentStore(q),
+    perception: pgPerceptionStore(q),
+    docs: withPending<DocsStore<"async">>({}, "document memory"),
+    telemetry: withPending<TelemetryStore<"async">>(pgTelemetryStore(q), "telemetry"),
+    team: pgTeamStore(q),
+    changeMarks: () => changeMarks(q),
+    getStoreMeta: (key) => getStoreMeta(q, key),
+    setStoreMeta: (key, value) => setStoreMeta(q, key, value),
+    transaction: (work) => q.write((w) => work(pgStore(w))),
+  };
 }

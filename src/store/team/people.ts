@@ -45,14 +45,20 @@ export interface NewPerson {
 /** The `store_meta` key counting revocations (see {@linkcode revocationCount}). */
 export const REVOCATIONS_KEY = "team.revocations";
 
-const PERSON = new RowReader<{
+/** How a person row is read (the columns every backend's `team_people` answers). */
+export const PERSON = new RowReader<{
   name: string;
   role: string;
   created_at: number;
   revoked_at: number | null;
 }>("person", { name: "text", role: "text", created_at: "number", revoked_at: "number?" });
 
-function personOf(row: ReturnType<typeof PERSON.one>): PersonRow {
+/**
+ * A stored person row as a {@linkcode PersonRow}: the role checked (the same on every backend).
+ */
+export function personOf(
+  row: { name: string; role: string; created_at: number; revoked_at: number | null },
+): PersonRow {
   if (row.role !== "member" && row.role !== "admin") {
     throw new VantageError(
       "internal_error",
