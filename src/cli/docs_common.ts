@@ -9,20 +9,36 @@ import { writeStdout } from "./output.ts";
 import { VantageError } from "../core/errors.ts";
 import { catalogForOperation } from "../ops/builtin_index.ts";
 import { executeOperation, failureOf } from "../ops/executor.ts";
+import { readEnv } from "../core/config.ts";
+import { providePostgresStore } from "../ops/postgres_services.ts";
 import { vantageServices } from "../ops/runtime.ts";
+import { parseStoreLocation } from "../store/postgres/store_url.ts";
 import { callerFromFlags } from "./caller.ts";
 
 /**
  * Runs `operationId` with `args` for the CLI caller and returns its result;
  * any failure becomes a thrown error the CLI turns into one line and an
- * exit code.
+ * exit code. The store is the data home's SQLite file, or the PostgreSQL
+ * server `store` (a `--store` flag) or `VANTAGE_STORE` names.
  */
 export async function runDocsOperation(
   operationId: string,
   args: Record<string, unknown>,
   scopes: string | boolean | undefined,
+  store?: string,
 ): Promise<Record<string, unknown>> {
+  const location = parseStoreLocation(
+    store ?? readEnv("VANTAGE_STORE"),
+    store === undefined ? "VANTAGE_STORE" : "--store",
+  );
   const services = vantageServices();
+  // Loaded only for a PostgreSQL store: the client is no part of a SQLite command.
+  const opened = location.kind === "postgres"
+    ? await (await import("../store/postgres/postgres_store.ts")).openPostgresStore(location, {
+      max: 2,
+    })
+    : undefined;
+  if (opened !== undefined) providePostgresStore(services, opened);
   try {
     const response = await executeOperation(
       await catalogForOperation(operationId),
@@ -36,6 +52,7 @@ export async function runDocsOperation(
     throw new VantageError(failure.kind, failure.message);
   } finally {
     services.close();
+    await opened?.close();
   }
 }
 

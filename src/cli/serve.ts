@@ -2,10 +2,10 @@
  * `vantage serve`: the long-running server.
  *
  * `--store` (or `VANTAGE_STORE`) names where the store lives: the embedded
- * SQLite file (the default) or a PostgreSQL server. Team mode on PostgreSQL
- * is being built area by area, so for a PostgreSQL URL serve checks the
- * server, migrates it, and then says in one line which areas are ready and
- * that it cannot run on it yet — rather than serving half a catalog.
+ * SQLite file (the default) or a PostgreSQL server (team mode: see
+ * server/postgres_server.ts for what a team server runs and what it does not
+ * yet). A wrong or unreachable store stops serve with one line before it
+ * listens.
  *
  * @module
  */
@@ -16,35 +16,11 @@ import { createHandler } from "../http/handler.ts";
 import { loadOrCreateToken } from "../http/token.ts";
 import { VANTAGE_NAMING } from "../mcp/operation_names.ts";
 import { builtinCatalog } from "../ops/builtin.ts";
-import { DATABASE } from "../ops/service_keys.ts";
-import { sqliteTeamStore } from "../store/team/team_store.ts";
+import { STORE } from "../ops/service_keys.ts";
 import { PersonTokens } from "../team/mod.ts";
-import { startVantageServer } from "../server/vantage_server.ts";
-import { parseStoreLocation, type PostgresLocation } from "../store/postgres/store_url.ts";
+import { type DaemonHandles, startVantageServer } from "../server/vantage_server.ts";
+import { parseStoreLocation } from "../store/postgres/store_url.ts";
 import { type Command, parseFlags } from "./command.ts";
-
-/**
- * Checks and migrates a PostgreSQL store, then refuses to serve on it with one line naming
- * what is ready: serve's catalog does not run on PostgreSQL yet. A server that cannot be
- * reached or used fails here instead, with the error that says why.
- */
-async function refusePostgresForNow(location: PostgresLocation): Promise<never> {
-  // Loaded only for a PostgreSQL store: the client is not part of a SQLite serve.
-  const { openPostgresStore, PG_PENDING_AREAS, PG_READY_AREAS } = await import(
-    "../store/postgres/postgres_store.ts"
-  );
-  const store = await openPostgresStore(location, { max: 2 });
-  await store.close();
-  throw new VantageError(
-    "unavailable",
-    `the PostgreSQL store at ${location.redacted} answers (PostgreSQL ${store.serverVersion}, ` +
-      `schema ${store.migrated.length > 0 ? "migrated now" : "up to date"}), but serve cannot ` +
-      `run on PostgreSQL yet: ready there: ${PG_READY_AREAS.join(", ")}; not yet: ${
-        PG_PENDING_AREAS.join(", ")
-      } — run serve without --store and VANTAGE_STORE to use SQLite`,
-    { details: { store: location.redacted, ready: PG_READY_AREAS, pending: PG_PENDING_AREAS } },
-  );
-}
 
 /** The `serve` command. */
 export const command: Command = {
@@ -66,8 +42,10 @@ Options:
   --store S     Where the store lives: 'sqlite' (default: the data home's file) or
                 postgres://user@host[:port]/database, a password (if any) after the user
                 or in PGPASSWORD (default VANTAGE_STORE).
-                PostgreSQL (team mode) is in progress: serve checks and migrates the
-                database, then says which areas are ready and exits
+                On PostgreSQL (team mode) serve migrates the database and serves hooks,
+                the catalog and the dashboard from it; it watches no files and tails no
+                transcripts (laptops send theirs). Not on PostgreSQL yet, answered 503
+                'unavailable': document memory, OpenTelemetry intake, read-only SQL
   -h, --help    Show this help`,
   async run(args) {
     const { values } = parseFlags("serve", args, {
@@ -83,7 +61,6 @@ Options:
       storeFlag ?? readEnv("VANTAGE_STORE"),
       storeFlag === undefined ? "VANTAGE_STORE" : "--store",
     );
-    if (location.kind === "postgres") await refusePostgresForNow(location);
     const host = typeof values.host === "string" ? values.host : DEFAULT_HOST;
     let port = configuredPort();
     if (typeof values.port === "string") {
@@ -112,36 +89,36 @@ Options:
     };
     Deno.addSignalListener("SIGINT", stop);
     Deno.addSignalListener("SIGTERM", stop);
-    try {
-      server = await startVantageServer({
-        paths,
-        host,
-        port,
-        tail: values["no-tail"] !== true,
+    // The daemon's parts behind the route table: hooks, telemetry, the catalog, live events,
+    // health.
+    const handler = (daemon: DaemonHandles) =>
+      createHandler({
+        // A team server's people: their tokens act as them, checked against the store.
+        guard: {
+          bindHost: host,
+          port,
+          token,
+          people: new PersonTokens(daemon.services.get(STORE).team),
+        },
+        hooks: daemon.hooks,
+        otlp: daemon.telemetry,
+        ops: {
+          catalog: builtinCatalog({ naming: VANTAGE_NAMING }),
+          services: daemon.services,
+          promptsDir: paths.prompts,
+        },
+        events: daemon.events,
+        health: daemon.health,
         log,
-        // The daemon's parts behind the route table: hooks, telemetry, the catalog, live events,
-        // health.
-        handler: (daemon) =>
-          createHandler({
-            // A team server's people: their tokens act as them, checked against the store.
-            guard: {
-              bindHost: host,
-              port,
-              token,
-              people: new PersonTokens(sqliteTeamStore(daemon.services.get(DATABASE))),
-            },
-            hooks: daemon.hooks,
-            otlp: daemon.telemetry,
-            ops: {
-              catalog: builtinCatalog({ naming: VANTAGE_NAMING }),
-              services: daemon.services,
-              promptsDir: paths.prompts,
-            },
-            events: daemon.events,
-            health: daemon.health,
-            log,
-          }),
       });
+    try {
+      const common = { paths, host, port, tail: values["no-tail"] !== true, log, handler };
+      if (location.kind === "postgres") {
+        const { startPostgresServer } = await import("../server/postgres_server.ts");
+        server = await startPostgresServer({ ...common, location });
+      } else {
+        server = await startVantageServer(common);
+      }
     } catch (error) {
       Deno.removeSignalListener("SIGINT", stop);
       Deno.removeSignalListener("SIGTERM", stop);

@@ -21,8 +21,9 @@ const USAGE = `Usage: vantage team add-user NAME [--admin] [--replace]
        vantage team revoke NAME
        vantage team list
 
-Manages the people of a team server (the store of this data home; serve
-reads it on every request, so no restart is needed).
+Manages the people of a team server (the store of this data home, or the
+PostgreSQL store --store or VANTAGE_STORE names; serve reads it on every
+request, so no restart is needed).
 
   add-user NAME   Issue NAME a bearer token (role member, or admin with
                   --admin) and print it on stdout. It is shown this once:
@@ -34,6 +35,8 @@ reads it on every request, so no restart is needed).
 Options:
   --admin         With add-user: the admin role (may manage people)
   --replace       With add-user: replace NAME's valid token (it stops working)
+  --store S       The team server's store: postgres://user@host[:port]/database
+                  (default VANTAGE_STORE; without either, this data home's file)
   --scopes LIST   Scopes to act with (default: the local ones and admin)
   --json          Print the operation's result as JSON`;
 
@@ -46,6 +49,7 @@ export const command: Command = {
     const { values, positionals } = parseFlags("team", args, {
       admin: { type: "boolean" },
       replace: { type: "boolean" },
+      store: { type: "string" },
       ...OUTPUT_FLAGS,
     }, 2);
     const [action, name] = positionals;
@@ -73,6 +77,7 @@ export const command: Command = {
     }
     // The data home's owner acting as its admin, unless --scopes says otherwise.
     const scopes = values.scopes ?? ROLE_SCOPES.admin.join(",");
+    const store = typeof values.store === "string" ? values.store : undefined;
     const json = (result: unknown): number => {
       writeStdout(JSON.stringify(result, null, 2) + "\n");
       return 0;
@@ -82,6 +87,7 @@ export const command: Command = {
         "team.add_user",
         { name, admin: values.admin === true, replace: values.replace === true },
         scopes,
+        store,
       );
       if (values.json === true) return json(result);
       const person = result.person as PersonEntry;
@@ -93,13 +99,13 @@ export const command: Command = {
       return 0;
     }
     if (action === "revoke") {
-      const result = await runDocsOperation("team.revoke_user", { name }, scopes);
+      const result = await runDocsOperation("team.revoke_user", { name }, scopes, store);
       if (values.json === true) return json(result);
       const person = result.person as PersonEntry;
       writeStdout(`revoked ${person.name}'s token (at ${person.revoked_at})\n`);
       return 0;
     }
-    const result = await runDocsOperation("team.list_users", {}, scopes);
+    const result = await runDocsOperation("team.list_users", {}, scopes, store);
     if (values.json === true) return json(result);
     const people = result.people as PersonEntry[];
     if (people.length === 0) {

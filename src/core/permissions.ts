@@ -81,9 +81,10 @@ export function permissionFlags(
   }
   flags.push(`--allow-read=${unique(read).join(",")}`);
   flags.push(`--allow-write=${unique(write).join(",")}`);
-  // A PostgreSQL store (team mode): serve may reach its server, and read the PG* variables
+  // A PostgreSQL store (team mode): serve and the CLI (`vantage team`) may reach its server, and
+  // read the PG* variables
   // its client reads as libpq does (PGPASSWORD, PGSSLMODE, …).
-  const database = profile === "serve" ? postgresTarget(store) : undefined;
+  const database = profile === "serve" || profile === "cli" ? postgresTarget(store) : undefined;
   if (profile === "serve" || profile === "hook" || profile === "cli") {
     const net = ["127.0.0.1", "localhost"];
     if (database !== undefined) net.push(database);

@@ -63,7 +63,7 @@ function refuse(message: string): never {
 export function bearerAuth(guard: GuardOptions, options: BearerAuthOptions): Middleware {
   const demanded = options.required && !isLoopback(guard.bindHost);
   const people = guard.people;
-  return (context, next) => {
+  return async (context, next) => {
     const { request } = context;
     const authorization = request.headers.get("authorization");
     if (authorization !== null && (guard.token !== undefined || people !== undefined)) {
@@ -74,7 +74,7 @@ export function bearerAuth(guard: GuardOptions, options: BearerAuthOptions): Mid
       }
       // Both passes of one request (the table's, then the router's) resolve it once.
       if (PEOPLE.has(request)) return next();
-      const holder = people.holderOf(token);
+      const holder = await people.holderOf(token);
       if (holder.kind === "unknown") {
         refuse("the bearer token is not valid: no person on this server holds it");
       }

@@ -17,14 +17,15 @@
  * @module
  */
 import { excerpt } from "../core/limits.ts";
+import type { Eventually } from "../core/eventually.ts";
 import type { TokenHolder } from "../team/mod.ts";
 import { HttpError } from "./responses.ts";
 import type { Middleware } from "./router.ts";
 
 /** Who holds a person token: the team's people (serve's is `PersonTokens` over its store). */
 export interface PeopleDirectory {
-  /** The holder of `token`. */
-  holderOf(token: string): TokenHolder;
+  /** The holder of `token` (a SQLite store answers at once, a server later). */
+  holderOf(token: string): Eventually<TokenHolder>;
 }
 
 /** What the guard allows. */

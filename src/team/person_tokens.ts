@@ -12,6 +12,8 @@
  *
  * @module
  */
+import { andThen, type Eventually } from "../core/eventually.ts";
+import type { StoreMode } from "../store/repository.ts";
 import type { PersonRow } from "../store/team/people.ts";
 import type { TeamStore } from "../store/team/team_store.ts";
 import { personTokenHash } from "./tokens.ts";
@@ -38,30 +40,35 @@ const CACHE_LIMIT = 4096;
  * ```
  */
 export class PersonTokens {
-  readonly #team: TeamStore<"sync">;
+  readonly #team: TeamStore<StoreMode>;
   readonly #cache = new Map<string, PersonRow>();
   #revocations = -1;
 
   /** Resolves tokens against `team`. */
-  constructor(team: TeamStore<"sync">) {
+  constructor(team: TeamStore<StoreMode>) {
     this.#team = team;
   }
 
   /** Who holds `token`: a person, a person whose token was revoked, or nobody known. */
-  holderOf(token: string): TokenHolder {
-    const revocations = this.#team.revocationCount();
-    if (revocations !== this.#revocations) {
-      this.#cache.clear();
-      this.#revocations = revocations;
-    }
-    const hash = personTokenHash(token);
-    let person = this.#cache.get(hash);
-    if (person === undefined) {
-      person = this.#team.findPersonByTokenHash(hash);
-      if (person === undefined) return { kind: "unknown" };
-      if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-      this.#cache.set(hash, person);
-    }
-    return person.revoked_at === null ? { kind: "person", person } : { kind: "revoked", person };
+  holderOf(token: string): Eventually<TokenHolder> {
+    return andThen(this.#team.revocationCount(), (revocations) => {
+      if (revocations !== this.#revocations) {
+        this.#cache.clear();
+        this.#revocations = revocations;
+      }
+      const hash = personTokenHash(token);
+      const cached = this.#cache.get(hash);
+      const found = cached ?? this.#team.findPersonByTokenHash(hash);
+      return andThen(found, (person): TokenHolder => {
+        if (person === undefined) return { kind: "unknown" };
+        if (cached === undefined) {
+          if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+          this.#cache.set(hash, person);
+        }
+        return person.revoked_at === null
+          ? { kind: "person", person }
+          : { kind: "revoked", person };
+      });
+    });
   }
 }

@@ -2,8 +2,8 @@
  * `vantage serve --store` / `VANTAGE_STORE`, end to end: the real CLI under serve's shipped
  * permissions. A wrong URL, a closed port, a server that never answers and a database that
  * does not exist each give one line on stderr naming the store (password redacted) and what
- * failed, and a non-zero exit; a reachable PostgreSQL is migrated and serve says in one line
- * that it cannot run there yet, and which areas are ready. `--store sqlite` is the default.
+ * failed, and a non-zero exit; a reachable PostgreSQL is migrated and served (its health says
+ * so, and the data home's SQLite file is never made). `--store sqlite` is the default.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -178,33 +178,44 @@ Deno.test({
 });
 
 Deno.test({
-  name: "serve --store: a reachable PostgreSQL is migrated, and serve says what is ready there",
+  name: "serve --store: a reachable PostgreSQL is migrated and served; the flag wins over the env",
   ignore,
+  sanitizeResources: false,
   async fn() {
     const url = `${await sharedPostgresCluster().createDatabase()}?connect_timeout=${LOADED}`;
     await inHome(async (home) => {
-      const first = await serveWithStore(home, { env: url });
-      assert.equal(first.code, 5);
-      const line = oneLine(first);
-      assert.ok(line.startsWith(`vantage serve: the PostgreSQL store at ${url} answers`), line);
-      assert.match(line, /\(PostgreSQL \d+[^,]*, schema migrated now\)/);
-      assert.match(
-        line,
-        /serve cannot run on PostgreSQL yet: ready there: agent activity, perception; not yet: document memory, telemetry \(its intake .*\), team people, the server and its operations/,
-      );
+      home.env.VANTAGE_STORE = url;
+      const first = await startServe(home, []);
+      try {
+        const health = await (await fetch(`${first.url}/api/health`)).json();
+        assert.equal(health.store.kind, "postgres");
+        assert.match(health.store.version, /^\d+/);
+        assert.ok(!JSON.stringify(health).includes(HIDDEN));
+        assert.match(first.stderr(), /migrated the PostgreSQL store/);
+      } finally {
+        assert.equal(await first.stop(), 0, first.stderr());
+      }
       const db = postgres(url, { max: 1, onnotice: () => {} });
       try {
         const tables = await db`SELECT count(*)::int AS n FROM schema_migrations`;
-        assert.ok(tables[0].n >= 4);
-        const sessions = await db`SELECT to_regclass('sessions') IS NOT NULL AS made`;
+        assert.ok(tables[0].n >= 5);
+        const sessions = await db`SELECT to_regclass('team_people') IS NOT NULL AS made`;
         assert.equal(sessions[0].made, true);
       } finally {
         await db.end();
       }
       // The flag wins over the environment; the second start finds the schema up to date.
-      const again = await serveWithStore(home, { flag: url, env: "mysql://ignored" });
-      assert.equal(again.code, 5);
-      assert.match(oneLine(again), /schema up to date/);
+      home.env.VANTAGE_STORE = "mysql://ignored";
+      const again = await startServe(home, ["--store", url]);
+      try {
+        const health = await (await fetch(`${again.url}/api/health`)).json();
+        assert.equal(health.store.kind, "postgres");
+        assert.doesNotMatch(again.stderr(), /migrated the PostgreSQL store/);
+        // Nothing went to the data home's SQLite file.
+        assert.equal(existsSync(`${home.dataHome}/vantage.db`), false);
+      } finally {
+        assert.equal(await again.stop(), 0, again.stderr());
+      }
     });
   },
 });

@@ -32,7 +32,10 @@ export async function startServe(
   args: string[] = [],
   roots: string[] = [],
 ): Promise<ServeProcess> {
-  const flags = permissionFlags("serve", pathsOf(home), roots);
+  // The store serve will use (`--store` wins over VANTAGE_STORE), as its launcher scopes it.
+  const storeAt = args.indexOf("--store");
+  const store = storeAt >= 0 ? args[storeAt + 1] : home.env.VANTAGE_STORE;
+  const flags = permissionFlags("serve", pathsOf(home), roots, store);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...flags, MAIN, "serve", "--port", "0", ...args],
     env: home.env,

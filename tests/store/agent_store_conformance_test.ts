@@ -244,6 +244,19 @@ conformance("a hook event is stored once per delivery id and makes its session",
     host: "ana-laptop",
   });
   assert.equal(await agents.getSession("nope"), undefined);
+  // The listings filter by person: a team member's sessions, or (null) only the owner's.
+  await agents.insertHookEvent(hook("s2", 3), "d3", T0);
+  const listed = async (person: string | null | undefined) =>
+    (await agents.listSessionsFiltered({ since: T0, limit: 10, offset: 0, person }))
+      .map((row) => row.session_id).sort();
+  assert.deepEqual(await listed("ana"), ["s1"]);
+  assert.deepEqual(await listed("bo"), []);
+  assert.deepEqual(await listed(null), ["s2"]);
+  assert.deepEqual(await listed(undefined), ["s1", "s2"]);
+  assert.deepEqual(
+    (await agents.listSessions({ since: T0, limit: 10, person: "ana" })).map((r) => r.session_id),
+    ["s1"],
+  );
 });
 
 conformance("hook events read back: tool events, counts, timeline, stored fields", async (b) => {

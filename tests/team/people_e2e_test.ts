@@ -9,10 +9,21 @@
  * a grant without `admin` cannot manage people; and after the real
  * `vantage team revoke`, the revoked person's next hook, API, MCP and OTLP
  * requests get 401 saying so while the others' keep working.
+ *
+ * The whole scenario runs twice: on the data home's SQLite store, and on a
+ * PostgreSQL store (`VANTAGE_STORE` for both `serve` and `vantage team`). On
+ * PostgreSQL, document memory and the OTLP intake are not there yet: their
+ * requests answer 503 `unavailable` saying so, and nothing is written.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import postgres from "postgres";
 import { type AgentHome, makeAgentHome } from "../helpers/agent_home.ts";
+import {
+  sharedPostgresCluster,
+  skipWithoutPostgres,
+  TEST_CONNECT_TIMEOUT_S,
+} from "../helpers/postgres_cluster.ts";
 import { runVantage } from "../helpers/cli.ts";
 import { runHook, type ServeProcess, startServe } from "../helpers/serve_process.ts";
 import { FIXTURES } from "../helpers/transcript_fixtures.ts";
@@ -43,10 +54,42 @@ async function payloads(person: Person): Promise<string[]> {
   );
 }
 
-function rows<T>(dataHome: string, sql: string, ...params: Array<string | number>): T[] {
+/** Where the team server keeps its store, and how the test reads it behind serve's back. */
+interface Backend {
+  name: "sqlite" | "postgres";
+  ignore: boolean;
+  /** The store URL serve and `vantage team` get as VANTAGE_STORE (none: the data home's file). */
+  store(): Promise<string | undefined>;
+}
+
+const BACKENDS: Backend[] = [
+  { name: "sqlite", ignore: false, store: () => Promise.resolve(undefined) },
+  {
+    name: "postgres",
+    ignore: skipWithoutPostgres("the team people scenario on PostgreSQL"),
+    store: async () =>
+      `${await sharedPostgresCluster().createDatabase()}?connect_timeout=${TEST_CONNECT_TIMEOUT_S}`,
+  },
+];
+
+/** PostgreSQL's count and sum (bigint, numeric) as numbers, as SQLite answers them. */
+const AS_NUMBERS = {
+  bigint: { to: 20, from: [20, 1700], serialize: String, parse: Number },
+};
+
+/** Rows of a query on the server's store (SQLite's file, or its PostgreSQL database). */
+async function rows<T>(dataHome: string, store: string | undefined, sql: string): Promise<T[]> {
+  if (store !== undefined) {
+    const db = postgres(store, { max: 1, onnotice: () => {}, types: AS_NUMBERS });
+    try {
+      return [...await db.unsafe(sql)] as T[];
+    } finally {
+      await db.end();
+    }
+  }
   const db = new DatabaseSync(`${dataHome}/vantage.db`, { readOnly: true, timeout: 5_000 });
   try {
-    return db.prepare(sql).all(...params) as T[];
+    return db.prepare(sql).all() as T[];
   } finally {
     db.close();
   }
@@ -89,8 +132,22 @@ async function callOp(
   return { status: response.status, body: await response.json() };
 }
 
-Deno.test("three people, their hooks, their sessions and documents, and a revocation", async (t) => {
+for (const backend of BACKENDS) {
+  Deno.test({
+    name:
+      `three people, their hooks, their sessions and documents, and a revocation (${backend.name})`,
+    ignore: backend.ignore,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: (t) => scenario(t, backend),
+  });
+}
+
+async function scenario(t: Deno.TestContext, backend: Backend): Promise<void> {
   const serverHome = await makeAgentHome({ fixtures: false });
+  const store = await backend.store();
+  if (store !== undefined) serverHome.env.VANTAGE_STORE = store;
+  const onPostgres = store !== undefined;
   const people: Person[] = [
     {
       name: "ada",
@@ -164,8 +221,9 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
           assert.equal(run.stderr, "", `${person.name}'s hook`);
         }
       }));
-      const byPerson = rows<{ person: string; host: string; session_id: string; n: number }>(
+      const byPerson = await rows<{ person: string; host: string; session_id: string; n: number }>(
         serverHome.dataHome,
+        store,
         `SELECT person, host, session_id, count(*) AS n, count(DISTINCT delivery_id) AS d
          FROM events GROUP BY person, host, session_id ORDER BY person`,
       );
@@ -179,8 +237,9 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
           d: sent.get(person.name),
         })),
       );
-      const sessions = rows<{ session_id: string; person: string; host: string }>(
+      const sessions = await rows<{ session_id: string; person: string; host: string }>(
         serverHome.dataHome,
+        store,
         "SELECT session_id, person, host FROM sessions ORDER BY person",
       );
       assert.deepEqual(
@@ -229,6 +288,17 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
     );
 
     await t.step("a member changes their own documents, not another's; an admin any", async () => {
+      if (onPostgres) {
+        // Document memory is not on PostgreSQL yet: refused, saying so, never half-served.
+        const added = await callOp(running, ada.token, "docs.add", {
+          content: "ada's notes about wombats",
+          name: "team/ada-notes.md",
+        });
+        assert.equal(added.status, 503, JSON.stringify(added.body));
+        assert.equal(added.body.operation_error?.kind ?? added.body.error?.kind, "unavailable");
+        assert.match(JSON.stringify(added.body), /document memory is not on PostgreSQL yet/);
+        return;
+      }
       for (const person of [ada, bob]) {
         const added = await callOp(running, person.token, "docs.add", {
           content: `${person.name}'s notes about wombats`,
@@ -254,17 +324,19 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
       assert.equal(remove.status, 403, JSON.stringify(remove.body));
       assert.match(remove.body.operation_error.message, /belongs to 'bob'/);
       // Nothing of bob's changed.
-      const tags = rows<{ tag: string }>(
+      const tags = await rows<{ tag: string }>(
         serverHome.dataHome,
+        store,
         `SELECT t.tag FROM docs_tags t JOIN docs_documents d ON d.id = t.document_id
          WHERE d.person = 'bob'`,
       );
       assert.deepEqual(tags, []);
       assert.equal(
-        rows<{ n: number }>(
+        (await rows<{ n: number }>(
           serverHome.dataHome,
+          store,
           "SELECT count(*) AS n FROM docs_documents WHERE person = 'bob'",
-        )[0].n,
+        ))[0].n,
         1,
       );
 
@@ -331,15 +403,20 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
         const revoke = await runVantage(["team", "revoke", "bob"], { env: serverHome.env });
         assert.equal(revoke.code, 0, revoke.stderr);
         assert.match(revoke.stdout, /^revoked bob's token/);
-        const count = () =>
-          rows<{ n: number }>(serverHome.dataHome, "SELECT count(*) AS n FROM events")[0].n;
-        const before = count();
+        const count = async () =>
+          (await rows<{ n: number }>(
+            serverHome.dataHome,
+            store,
+            "SELECT count(*) AS n FROM events",
+          ))[0]
+            .n;
+        const before = await count();
         const [first] = await payloads(bob);
         // Bob's very next hook: refused, not stored, not spooled (spooling could never help).
         const hook = await hookAs(bob, running, first);
         assert.equal(hook.code, 0);
         assert.match(hook.stderr, /payload refused: the token of 'bob' was revoked at \S+Z/);
-        assert.equal(count(), before);
+        assert.equal(await count(), before);
         const api = await callOp(running, bob.token, "agent.list_sessions", {});
         assert.equal(api.status, 401);
         assert.equal(api.body.error.kind, "forbidden");
@@ -374,7 +451,7 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
         const [adaFirst] = await payloads(ada);
         const adaHook = await hookAs(ada, running, adaFirst);
         assert.equal(adaHook.stderr, "");
-        assert.equal(count(), before + 1);
+        assert.equal(await count(), before + 1);
         const adaApi = await callOp(running, ada.token, "agent.list_sessions", {
           person: "bob",
           since_min: 5_000_000,
@@ -387,7 +464,13 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
           headers: { authorization: `Bearer ${ada.token}`, "content-type": "application/json" },
           body: JSON.stringify({ resourceSpans: [] }),
         });
-        assert.equal(otlpAda.status, 200, await otlpAda.text());
+        if (onPostgres) {
+          // The OTLP intake is not on PostgreSQL yet: a 503 saying so, after the token passed.
+          assert.equal(otlpAda.status, 503);
+          assert.match(await otlpAda.text(), /OpenTelemetry intake is not on PostgreSQL yet/);
+        } else {
+          assert.equal(otlpAda.status, 200, await otlpAda.text());
+        }
         const list = await runVantage(["team", "list"], { env: serverHome.env });
         assert.match(list.stdout, /^bob +member .* revoked \S+Z$/m);
       },
@@ -397,4 +480,4 @@ Deno.test("three people, their hooks, their sessions and documents, and a revoca
     for (const person of people) await person.home.cleanup();
     await serverHome.cleanup();
   }
-});
+}

@@ -136,7 +136,7 @@ Deno.test("a revocation is recorded once, counted, and a revoked name can be iss
   }));
 
 Deno.test("the token cache sees another connection's revocation and new person at once", () =>
-  withStoreFile((path) => {
+  withStoreFile(async (path) => {
     const server: DatabaseSync = openDatabase(path);
     const admin: DatabaseSync = openDatabase(path);
     try {
@@ -144,7 +144,7 @@ Deno.test("the token cache sees another connection's revocation and new person a
       const other = sqliteStore(admin).team;
       const bob = issuePersonToken();
       const carol = issuePersonToken();
-      assert.equal(tokens.holderOf(bob).kind, "unknown");
+      assert.equal((await tokens.holderOf(bob)).kind, "unknown");
       other.addPerson({
         name: "bob",
         role: "member",
@@ -152,7 +152,7 @@ Deno.test("the token cache sees another connection's revocation and new person a
         created_at: 1,
       });
       // Not cached as unknown: known on the next lookup.
-      const held = tokens.holderOf(bob);
+      const held = await tokens.holderOf(bob);
       assert.equal(held.kind, "person");
       assert.equal(held.kind === "person" && held.person.name, "bob");
       other.addPerson({
@@ -161,22 +161,22 @@ Deno.test("the token cache sees another connection's revocation and new person a
         token_hash: personTokenHash(carol),
         created_at: 2,
       });
-      assert.equal(tokens.holderOf(carol).kind, "person");
+      assert.equal((await tokens.holderOf(carol)).kind, "person");
       // Both now cached; a revocation written by the other connection empties the cache.
       other.revokePerson("bob", 3);
-      const revoked = tokens.holderOf(bob);
+      const revoked = await tokens.holderOf(bob);
       assert.equal(revoked.kind, "revoked");
       assert.equal(revoked.kind === "revoked" && revoked.person.revoked_at, 3);
-      assert.equal(tokens.holderOf(carol).kind, "person");
-      assert.equal(tokens.holderOf(issuePersonToken()).kind, "unknown");
+      assert.equal((await tokens.holderOf(carol)).kind, "person");
+      assert.equal((await tokens.holderOf(issuePersonToken())).kind, "unknown");
       // A replaced token stops working as a revoked one does, though cached as valid.
       const rotated = issuePersonToken();
       other.addPerson(
         { name: "carol", role: "admin", token_hash: personTokenHash(rotated), created_at: 4 },
         { replace: true },
       );
-      assert.equal(tokens.holderOf(carol).kind, "unknown");
-      assert.equal(tokens.holderOf(rotated).kind, "person");
+      assert.equal((await tokens.holderOf(carol)).kind, "unknown");
+      assert.equal((await tokens.holderOf(rotated)).kind, "person");
     } finally {
       server.close();
       admin.close();

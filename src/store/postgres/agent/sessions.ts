@@ -163,7 +163,7 @@ export async function subagentTotals(
 
 /** The WHERE conditions shared by the session listings (SQLite's `scopeConditions`). */
 function scopeConditions(
-  scope: Pick<SessionScope, "projectPrefix" | "projectName" | "agents" | "since">,
+  scope: Pick<SessionScope, "projectPrefix" | "projectName" | "agents" | "since" | "person">,
   alias: string,
   p: Params,
 ): string[] {
@@ -190,6 +190,11 @@ function scopeConditions(
   }
   if (scope.agents !== undefined) {
     where.push(`${column("agent")} = ANY(${p.add(scope.agents)}::text[])`);
+  }
+  if (scope.person === null) {
+    where.push(`${column("person")} IS NULL`);
+  } else if (scope.person !== undefined) {
+    where.push(`${column("person")} = ${p.add(scope.person)}`);
   }
   if (scope.since !== undefined) {
     where.push(`${column("last_activity_at")} >= ${p.add(scope.since)}`);

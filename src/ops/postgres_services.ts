@@ -1,0 +1,54 @@
+/**
+ * A process's services on a PostgreSQL store: the store's areas and message search come from
+ * the pool, and what still needs the data home's SQLite file (document memory, read-only SQL,
+ * the SQLite message index) refuses with `unavailable`, naming the part, instead of quietly
+ * answering from a different store than the rest.
+ *
+ * @module
+ */
+import { VantageError } from "../core/errors.ts";
+import type { PostgresStore } from "../store/postgres/postgres_store.ts";
+import {
+  DATABASE,
+  MESSAGE_INDEX,
+  MESSAGE_SEARCH,
+  QUERY_RUNNER,
+  READ_ONLY_DATABASE,
+  STORE,
+} from "./service_keys.ts";
+import type { Services } from "./services.ts";
+
+/** What is not on PostgreSQL yet, as the error a caller of it sees. */
+export function notOnPostgres(what: string): VantageError {
+  return new VantageError(
+    "unavailable",
+    `${what} is not on PostgreSQL yet; use the SQLite store (no --store or VANTAGE_STORE) for it`,
+    { details: { store: "postgres", part: what } },
+  );
+}
+
+/**
+ * Points `services` at an open PostgreSQL store (replacing the SQLite ones); closing the store
+ * stays with its opener.
+ *
+ * @example
+ * ```ts ignore
+ * const services = providePostgresStore(vantageServices(paths), await openPostgresStore(url));
+ * ```
+ */
+export function providePostgresStore(services: Services, opened: PostgresStore): Services {
+  services.provide(STORE, () => opened.store);
+  services.provide(MESSAGE_SEARCH, () => opened.messageSearch);
+  const pending = [
+    [DATABASE, "document memory"],
+    [READ_ONLY_DATABASE, "read-only SQL"],
+    [MESSAGE_INDEX, "the SQLite message index"],
+    [QUERY_RUNNER, "read-only SQL"],
+  ] as const;
+  for (const [key, what] of pending) {
+    services.provide(key as typeof DATABASE, () => {
+      throw notOnPostgres(what);
+    });
+  }
+  return services;
+}

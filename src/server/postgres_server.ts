@@ -1,0 +1,154 @@
+/**
+ * The daemon on a PostgreSQL store: a team server. It runs the same
+ * operation catalog, HTTP surfaces and dashboard as the SQLite daemon, over
+ * the store's area interfaces on a pool, and the same hook pipeline and
+ * perception rules (their steps answer with promises here).
+ *
+ * What a laptop's daemon does and a team server does not: it watches no
+ * files, tails no transcripts and runs no builds of its own — its people's
+ * laptops do, and send what they saw (hooks, `vantage sync --to`). Parts of
+ * the store not on PostgreSQL yet (document memory, OpenTelemetry intake,
+ * read-only SQL) answer `unavailable`, saying so, instead of reaching for the
+ * data home's SQLite file.
+ *
+ * The data home still holds the server's own token, its spool and its lock
+ * (one serve per data home, as on SQLite).
+ *
+ * @module
+ */
+import { readEnv } from "../core/config.ts";
+import { PerceptionEngine } from "../perception/engine.ts";
+import { notOnPostgres, providePostgresStore } from "../ops/postgres_services.ts";
+import { vantageServices } from "../ops/runtime.ts";
+import type { PostgresLocation } from "../store/postgres/store_url.ts";
+import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
+import { EventBus } from "./event_bus.ts";
+import { healthFacts } from "./health.ts";
+import { createHookPipeline } from "./hook_pipeline.ts";
+import { listen } from "./listener.ts";
+import { startSpoolReplay } from "./spool_replay.ts";
+import type { TelemetryIntake } from "./telemetry_intake.ts";
+import type { RunningServer, VantageServerOptions } from "./vantage_server.ts";
+
+/** Options for {@linkcode startPostgresServer}. */
+export interface PostgresServerOptions extends VantageServerOptions {
+  /** The PostgreSQL store. */
+  location: PostgresLocation;
+  /** Connections in the pool at most (default 10, or the URL's `pool_size`). */
+  poolSize?: number;
+}
+
+/** The OTLP endpoints of a team server: refused with 503, saying why, until they are ported. */
+function pendingTelemetryIntake(): TelemetryIntake {
+  return {
+    take: () => Promise.reject(notOnPostgres("OpenTelemetry intake")),
+    exports: 0,
+    stop: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Starts the daemon on a PostgreSQL store: takes the data home's lock, connects and migrates
+ * (a wrong or unreachable server fails here with the line that says why, before anything
+ * listens), then serves.
+ *
+ * @example
+ * ```ts ignore
+ * const server = await startPostgresServer({ paths, host: "127.0.0.1", port: 0, log, location,
+ *   handler: (daemon) => createHandler({ ... }) });
+ * await server.shutdown();
+ * ```
+ */
+export async function startPostgresServer(options: PostgresServerOptions): Promise<RunningServer> {
+  const lock = await acquireServerLock(options.paths.home);
+  try {
+    return await startHolding(options, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function startHolding(
+  options: PostgresServerOptions,
+  lock: ServerLock,
+): Promise<RunningServer> {
+  const { paths, log } = options;
+  const started = Date.now();
+  const { openPostgresStore } = await import("../store/postgres/postgres_store.ts");
+  const opened = await openPostgresStore(options.location, {
+    ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+  });
+  if (opened.migrated.length > 0) {
+    log.info("migrated the PostgreSQL store", { versions: opened.migrated });
+  }
+  const store = opened.store;
+  const services = providePostgresStore(vantageServices(paths), opened);
+  const events = new EventBus();
+  const perception = new PerceptionEngine<"async">({
+    store,
+    log,
+    inject: readEnv("VANTAGE_DISABLE_INJECTION") !== "1",
+    sensors: false,
+  });
+  const pipeline = createHookPipeline({
+    store,
+    perception,
+    events,
+    log,
+    home: paths.home,
+  });
+  const spool = await startSpoolReplay({
+    spool: paths.spool,
+    take: (entry) => pipeline.takeNow(entry),
+    log,
+    intervalMs: options.spoolIntervalMs,
+  });
+  const telemetry = pendingTelemetryIntake();
+  const handler = options.handler({
+    hooks: pipeline,
+    telemetry,
+    events,
+    services,
+    health: () => ({
+      ...healthFacts({
+        home: paths.home,
+        started,
+        hooksStored: () => pipeline.stored,
+        telemetryExports: () => 0,
+        liveSubscribers: () => events.subscribers,
+      })(),
+      store: { kind: "postgres", server: opened.pool.redacted, version: opened.serverVersion },
+    }),
+  });
+  let listener;
+  try {
+    listener = await listen(options.host, options.port, handler);
+  } catch (error) {
+    spool.stop();
+    await opened.close();
+    throw error;
+  }
+  await lock.record(listener.port);
+  const running = listener;
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> =>
+    stopping ??= (async () => {
+      spool.stop();
+      events.close();
+      await running.close();
+      await spool.replay(); // Anything spooled while we were stopping still lands.
+      services.close();
+      await opened.close();
+    })().finally(() => lock.release());
+
+  return {
+    port: running.port,
+    handler,
+    initialScan: Promise.resolve(),
+    shutdown,
+    finished: running.finished.then(() => stopping),
+    events,
+  };
+}
