@@ -60,6 +60,9 @@ export interface Store<M extends StoreMode = "sync"> {
  * ```
  */
 export function sqliteStore(db: DatabaseSync): Store<"sync"> {
+  // One per connection: its bindings are made once, however often a caller asks.
+  const known = SQLITE_STORES.get(db);
+  if (known !== undefined) return known;
   const store: Store<"sync"> = {
     agent: sqliteAgentStore(db),
     perception: sqlitePerceptionStore(db),
@@ -71,5 +74,8 @@ export function sqliteStore(db: DatabaseSync): Store<"sync"> {
     setStoreMeta: (key, value) => setStoreMeta(db, key, value),
     transaction: (work) => writing(db, () => work(store)),
   };
+  SQLITE_STORES.set(db, store);
   return store;
 }
+
+const SQLITE_STORES = new WeakMap<DatabaseSync, Store<"sync">>();

@@ -6,16 +6,12 @@
  *
  * @module
  */
+import { andThen, eachInTurn, type Eventually } from "../../core/eventually.ts";
 import { type DatabaseSync, transaction } from "../../store/database.ts";
-import { insertMessages } from "../../store/agent/messages.ts";
-import { upsertSessionFacts } from "../../store/agent/sessions.ts";
-import {
-  saveTranscriptCursor,
-  type TranscriptCursor,
-} from "../../store/agent/transcript_cursors.ts";
-import { insertUsage } from "../../store/agent/usage.ts";
-import { type CompletedToolEvent, recordToolOutcomes } from "../../store/agent/tool_outcomes.ts";
-import { settleTelemetryCounts } from "../../store/telemetry/settle.ts";
+import type { TranscriptCursor } from "../../store/agent/transcript_cursors.ts";
+import type { CompletedToolEvent } from "../../store/agent/tool_outcomes.ts";
+import type { StoreMode } from "../../store/repository.ts";
+import { sqliteStore, type Store } from "../../store/store.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
 import type { UsageRecord } from "../../model/agent_records.ts";
@@ -98,25 +94,58 @@ export function storeBatch(
   counts: IngestCounts,
   options: StoreBatchOptions,
 ): void {
-  for (const session of batch.sessions) upsertSessionFacts(db, session, options.transcriptPath);
-  for (const session of batch.linked) upsertSessionFacts(db, session);
-  counts.messages += insertMessages(db, batch.messages);
-  counts.usage += insertUsage(
-    db,
-    latestPerCall(batch.usage),
-    (record) => callPrice(record, options.prices),
-  );
-  counts.completed.push(...recordToolOutcomes(db, batch.outcomes));
-  // The transcript now counts these sessions' calls: what telemetry counted for them goes.
-  settleTelemetryCounts(db, [
-    ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
-  ]);
-  saveTranscriptCursor(db, cursor, options.now);
-  for (const m of batch.messages) counts.sessions.add(m.session_id);
-  for (const s of [...batch.sessions, ...batch.linked]) counts.sessions.add(s.session_id);
-  counts.tool_calls += batch.toolCalls;
-  counts.malformed += batch.malformed;
-  counts.unknown += batch.unknown;
+  storeBatchIn(sqliteStore(db), batch, cursor, counts, options);
+}
+
+/**
+ * {@linkcode storeBatch} through the store's interfaces, on either backend: on SQLite it runs
+ * at once (inside the caller's transaction); on a server, inside the caller's
+ * `store.transaction`, each step after the one before.
+ */
+export function storeBatchIn(
+  store: Store<StoreMode>,
+  batch: BatchRecords,
+  cursor: TranscriptCursor,
+  counts: IngestCounts,
+  options: StoreBatchOptions,
+): Eventually<void> {
+  const { agent, telemetry } = store;
+  const facts = [
+    ...batch.sessions.map((session) => [session, options.transcriptPath] as const),
+    ...batch.linked.map((session) => [session, undefined] as const),
+  ];
+  let messages = 0;
+  let usage = 0;
+  let completed: CompletedToolEvent[] = [];
+  const steps: Array<() => Eventually<unknown>> = [
+    () => eachInTurn(facts, ([session, path]) => agent.upsertSessionFacts(session, path)),
+    () => andThen(agent.insertMessages(batch.messages), (n) => messages = n),
+    () =>
+      andThen(
+        agent.insertUsage(
+          latestPerCall(batch.usage),
+          (record) => callPrice(record, options.prices),
+        ),
+        (n) => usage = n,
+      ),
+    () => andThen(agent.recordToolOutcomes(batch.outcomes), (done) => completed = done),
+    // The transcript now counts these sessions' calls: what telemetry counted for them goes.
+    () =>
+      telemetry.settleTelemetryCounts([
+        ...new Set([...batch.messages, ...batch.usage].map((r) => r.session_id)),
+      ]),
+    () => agent.saveTranscriptCursor(cursor, options.now),
+  ];
+  return andThen(eachInTurn(steps, (step) => step()), () => {
+    counts.messages += messages;
+    counts.usage += usage;
+    counts.completed.push(...completed);
+    for (const m of batch.messages) counts.sessions.add(m.session_id);
+    for (const s of [...batch.sessions, ...batch.linked]) counts.sessions.add(s.session_id);
+    counts.tool_calls += batch.toolCalls;
+    counts.malformed += batch.malformed;
+    counts.unknown += batch.unknown;
+  });
 }
 
 // The counts of a call that only grow while it streams (see `call_usage.ts`).

@@ -158,7 +158,7 @@ export function toolCountsFromEvents(db: DatabaseSync, sessionId: string): ToolC
        sum(CASE WHEN event_type = 'PostToolUseFailure' OR success = 0 THEN 1 ELSE 0 END) AS failures
      FROM events WHERE session_id = ? AND tool_name IS NOT NULL
        AND event_type IN ('PostToolUse', 'PostToolUseFailure')
-     GROUP BY tool_name ORDER BY calls DESC`,
+     GROUP BY tool_name ORDER BY calls DESC, tool_name`,
     ).all(sessionId),
   );
 }

@@ -28,7 +28,7 @@ export function toolCountsFromMessages(db: DatabaseSync, sessionId: string): Too
      FROM messages u LEFT JOIN messages r
        ON r.session_id = u.session_id AND r.tool_use_id = u.tool_use_id AND r.message_type = 'tool_result'
      WHERE u.session_id IN ${FAMILY} AND u.message_type = 'tool_use' AND u.tool_name IS NOT NULL
-     GROUP BY u.tool_name ORDER BY calls DESC`,
+     GROUP BY u.tool_name ORDER BY calls DESC, u.tool_name`,
     ).all(sessionId, sessionId),
   );
 }

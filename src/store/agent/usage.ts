@@ -458,7 +458,7 @@ export function unpricedModels(
     prepared(
       db,
       `SELECT coalesce(model, 'unknown') AS model, sum(calls) AS calls FROM usage
-     WHERE ts >= ? AND ts < ? AND priced = 0 GROUP BY model ORDER BY calls DESC LIMIT ?`,
+     WHERE ts >= ? AND ts < ? AND priced = 0 GROUP BY model ORDER BY calls DESC, model LIMIT ?`,
     ).all(since, until, limit),
   );
 }

@@ -126,7 +126,7 @@ export async function toolCountsFromEvents(
          count(*) FILTER (WHERE event_type = 'PostToolUseFailure' OR success = 0) AS failures
        FROM events WHERE session_id = $1 AND tool_name IS NOT NULL
          AND event_type IN ('PostToolUse', 'PostToolUseFailure')
-       GROUP BY tool_name ORDER BY calls DESC`,
+       GROUP BY tool_name ORDER BY calls DESC, tool_name COLLATE "C"`,
       [sessionId],
     ),
   );

@@ -260,7 +260,7 @@ export async function unpricedModels(
     await q.query(
       `SELECT coalesce(model, 'unknown') AS model, sum(calls) AS calls FROM usage
        WHERE ts >= $1 AND ts < $2 AND priced = 0
-       GROUP BY coalesce(model, 'unknown') ORDER BY calls DESC LIMIT $3`,
+       GROUP BY coalesce(model, 'unknown') ORDER BY calls DESC, coalesce(model, 'unknown') COLLATE "C" LIMIT $3`,
       [since, until, limit],
     ),
   );
