@@ -109,11 +109,13 @@ export const PG_AGENT_MIGRATIONS: readonly Migration[] = [
         subagent_id    text,
         -- As SQLite's index: a tool call or result by its tool's name and the first 2,000
         -- characters of its text; prose whole, up to 200,000 characters (a tsvector holds at
-        -- most 1 MB).
+        -- most 1 MB). Punctuation splits words, as SQLite's unicode61 tokenizer splits them:
+        -- PostgreSQL's parser would keep 'tests/login.test.ts' or 'a-b' whole, and a search
+        -- for 'test' would miss them.
         search         tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig,
-          CASE WHEN message_type IN ('tool_use', 'tool_result')
+          regexp_replace(CASE WHEN message_type IN ('tool_use', 'tool_result')
             THEN coalesce(tool_name || ' ', '') || left(text, 2000)
-            ELSE left(text, 200000) END)) STORED,
+            ELSE left(text, 200000) END, '[[:punct:]]+', ' ', 'g'))) STORED,
         UNIQUE (session_id, message_key)
       );
       CREATE INDEX messages_session_ts ON messages (session_id, ts);
