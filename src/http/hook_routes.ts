@@ -98,6 +98,10 @@ async function takeHook({ request, url }: RouteContext, hooks: HookSink): Promis
   if (person !== undefined) delivery.person = person.name;
   const result = await hooks.take(delivery);
   if (!result.stored && !result.duplicate) {
+    // Held by the server while its store is away: accepted, stored when the store is back.
+    if (result.held === true) {
+      return json({ stored: false, duplicate: false, held: true, reason: result.reason }, 202);
+    }
     throw new HttpError("invalid_arguments", result.reason, 422);
   }
   const body: Record<string, unknown> = { stored: result.stored, duplicate: !result.stored };

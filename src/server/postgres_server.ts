@@ -14,9 +14,19 @@
  * The data home still holds the server's own token, its spool and its lock
  * (one serve per data home, as on SQLite).
  *
+ * When the database goes away while serving, writes answer 503
+ * `unavailable` naming it; a hook is not lost: the server holds it in a
+ * spool of its own (`held/hooks.jsonl`, with the person its token named —
+ * the hooks' own spool never vouches for a person) and answers 202, and
+ * the held hooks are stored, exactly once, when the database is back.
+ *
  * @module
  */
+import { join } from "node:path";
 import { readEnv } from "../core/config.ts";
+import { VantageError } from "../core/errors.ts";
+import type { HookDelivery } from "../agent/hooks/hook_intake.ts";
+import { appendToSpool, type SpoolEntry } from "../agent/hooks/spool.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
 import { notOnPostgres, providePostgresStore } from "../ops/postgres_services.ts";
 import { vantageServices } from "../ops/runtime.ts";
@@ -24,7 +34,8 @@ import type { PostgresLocation } from "../store/postgres/store_url.ts";
 import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
 import { EventBus } from "./event_bus.ts";
 import { healthFacts } from "./health.ts";
-import { createHookPipeline } from "./hook_pipeline.ts";
+import { createHookPipeline, type HookPipeline } from "./hook_pipeline.ts";
+import type { Logger } from "../core/log.ts";
 import { listen } from "./listener.ts";
 import { startSpoolReplay } from "./spool_replay.ts";
 import type { TelemetryIntake } from "./telemetry_intake.ts";
@@ -36,6 +47,58 @@ export interface PostgresServerOptions extends VantageServerOptions {
   location: PostgresLocation;
   /** Connections in the pool at most (default 10, or the URL's `pool_size`). */
   poolSize?: number;
+}
+
+/** Whether `error` says the store cannot be reached (not that the request was wrong). */
+function storeAway(error: unknown): boolean {
+  return error instanceof VantageError && error.kind === "unavailable";
+}
+
+/** A live delivery as a held entry: the person its token named is kept with it. */
+function heldEntry(delivery: HookDelivery): SpoolEntry {
+  const entry: SpoolEntry = {
+    delivery_id: delivery.delivery_id,
+    agent: delivery.agent,
+    received_at: delivery.received_at,
+    payload: typeof delivery.payload === "string"
+      ? delivery.payload
+      : JSON.stringify(delivery.payload),
+  };
+  if (delivery.event !== undefined) entry.event = delivery.event;
+  if (delivery.host !== undefined) entry.host = delivery.host;
+  if (delivery.person !== undefined) entry.person = delivery.person;
+  return entry;
+}
+
+/**
+ * The pipeline with hooks held while the store is away: a live delivery whose store write
+ * fails `unavailable` goes to the held spool and is answered `held`.
+ */
+function holdingWhileAway(pipeline: HookPipeline, held: string, log: Logger): HookPipeline {
+  return {
+    async take(delivery) {
+      try {
+        return await pipeline.take(delivery);
+      } catch (error) {
+        if (!storeAway(error)) throw error;
+        await appendToSpool(held, heldEntry(delivery));
+        log.warn("the store is away: hook held until it is back", {
+          delivery_id: delivery.delivery_id.slice(0, 64),
+        });
+        return {
+          stored: false,
+          duplicate: false,
+          held: true,
+          reason: `held until the store is back: ${(error as Error).message}`,
+        };
+      }
+    },
+    takeNow: (delivery) => pipeline.takeNow(delivery),
+    get stored() {
+      return pipeline.stored;
+    },
+    attachTranscripts: (access) => pipeline.attachTranscripts(access),
+  };
 }
 
 /** The OTLP endpoints of a team server: refused with 503, saying why, until they are ported. */
@@ -91,18 +154,43 @@ async function startHolding(
     inject: readEnv("VANTAGE_DISABLE_INJECTION") !== "1",
     sensors: false,
   });
-  const pipeline = createHookPipeline({
-    store,
-    perception,
-    events,
+  const held = join(paths.home, "held", "hooks.jsonl");
+  const pipeline = holdingWhileAway(
+    createHookPipeline({ store, perception, events, log, home: paths.home }),
+    held,
     log,
-    home: paths.home,
-  });
+  );
   const spool = await startSpoolReplay({
     spool: paths.spool,
     take: (entry) => pipeline.takeNow(entry),
     log,
     intervalMs: options.spoolIntervalMs,
+    replay: { counts: (error) => !storeAway(error) },
+  });
+  // Hooks held while the store was away, each with its person; retried until it is back.
+  const heldReplay = await startSpoolReplay({
+    spool: held,
+    take: async (entry) => {
+      // A token revoked just before the store went away may have passed from the cache: what
+      // it sent after its revocation is dropped, never stored as that person's.
+      if (entry.person !== undefined) {
+        const person = await store.team.findPerson(entry.person);
+        if (
+          person === undefined ||
+          (person.revoked_at !== null && person.revoked_at <= entry.received_at)
+        ) {
+          return {
+            stored: false,
+            duplicate: false,
+            reason: `a held hook of '${entry.person}' was dropped: their token was revoked first`,
+          };
+        }
+      }
+      return await pipeline.takeNow(entry);
+    },
+    log,
+    intervalMs: options.spoolIntervalMs,
+    replay: { keepPerson: true, counts: (error) => !storeAway(error) },
   });
   const telemetry = pendingTelemetryIntake();
   const handler = options.handler({
@@ -126,6 +214,7 @@ async function startHolding(
     listener = await listen(options.host, options.port, handler);
   } catch (error) {
     spool.stop();
+    heldReplay.stop();
     await opened.close();
     throw error;
   }
@@ -136,9 +225,11 @@ async function startHolding(
   const shutdown = (): Promise<void> =>
     stopping ??= (async () => {
       spool.stop();
+      heldReplay.stop();
       events.close();
       await running.close();
       await spool.replay(); // Anything spooled while we were stopping still lands.
+      await heldReplay.replay();
       services.close();
       await opened.close();
     })().finally(() => lock.release());

@@ -7,7 +7,7 @@
  */
 import type { Eventually } from "../core/eventually.ts";
 import type { Logger } from "../core/log.ts";
-import { replaySpool, type SpoolEntry } from "../agent/hooks/spool.ts";
+import { type ReplayOptions, replaySpool, type SpoolEntry } from "../agent/hooks/spool.ts";
 import type { HookTaken } from "./hook_pipeline.ts";
 
 /** The running replay. */
@@ -28,6 +28,8 @@ export interface SpoolReplayOptions {
   log: Logger;
   /** How often to replay, ms (default 5000). */
   intervalMs?: number;
+  /** How entries are read and failures counted (see `ReplayOptions`). */
+  replay?: ReplayOptions;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function startSpoolReplay(options: SpoolReplayOptions): Promise<Spo
           delivery_id: entry.delivery_id.slice(0, 64),
           error: String(error),
         });
-      });
+      }, options.replay);
       if (counts.entries > 0 || counts.failed > 0) {
         log.info("replayed spooled hooks", { ...counts });
       }

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { VantageError } from "../core/errors.ts";
 import { andThen, type Eventually } from "../core/eventually.ts";
 import type { StoreMode } from "../store/repository.ts";
 import type { PersonRow } from "../store/team/people.ts";
@@ -51,12 +52,23 @@ export class PersonTokens {
 
   /** Who holds `token`: a person, a person whose token was revoked, or nobody known. */
   holderOf(token: string): Eventually<TokenHolder> {
+    const hash = personTokenHash(token);
+    try {
+      const answer = this.#lookUp(hash);
+      return answer instanceof Promise
+        ? answer.catch((error) => this.#whileAway(hash, error))
+        : answer;
+    } catch (error) {
+      return this.#whileAway(hash, error);
+    }
+  }
+
+  #lookUp(hash: string): Eventually<TokenHolder> {
     return andThen(this.#team.revocationCount(), (revocations) => {
       if (revocations !== this.#revocations) {
         this.#cache.clear();
         this.#revocations = revocations;
       }
-      const hash = personTokenHash(token);
       const cached = this.#cache.get(hash);
       const found = cached ?? this.#team.findPersonByTokenHash(hash);
       return andThen(found, (person): TokenHolder => {
@@ -70,5 +82,18 @@ export class PersonTokens {
           : { kind: "revoked", person };
       });
     });
+  }
+
+  /**
+   * The store cannot be asked: a token this cache found valid at its last look stays valid
+   * (no revocation can be written while the store is away; one written just before is caught
+   * when what it sent is stored, see server/postgres_server.ts). Any other token waits for
+   * the store: the error goes on.
+   */
+  #whileAway(hash: string, error: unknown): TokenHolder {
+    const cached = this.#cache.get(hash);
+    const away = error instanceof VantageError && error.kind === "unavailable";
+    if (!away || cached === undefined || cached.revoked_at !== null) throw error;
+    return { kind: "person", person: cached };
   }
 }

@@ -24,7 +24,7 @@ import { type AgentName, type HookEvent, parseAgentName } from "../../model/agen
 export type IntakeResult =
   | { stored: true; event: HookEvent }
   | { stored: false; duplicate: true; event: HookEvent }
-  | { stored: false; duplicate: false; reason: string };
+  | { stored: false; duplicate: false; reason: string; held?: true };
 
 /** One hook delivery as it arrives (over HTTP or from the spool). */
 export interface HookDelivery {

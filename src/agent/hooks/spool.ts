@@ -32,6 +32,11 @@ export interface SpoolEntry {
   payload: string;
   /** The machine the hook ran on, when known. */
   host?: string;
+  /**
+   * Team mode: the person whose token sent it. Kept only in a spool the server writes itself
+   * (see {@linkcode ReplayOptions.keepPerson}); a hook's spool never vouches for a person.
+   */
+  person?: string;
   /** How many replays failed on this entry so far (absent: none). */
   failures?: number;
 }
@@ -85,6 +90,20 @@ export interface ReplayCounts {
   failed: number;
 }
 
+/** How a replay treats its entries. */
+export interface ReplayOptions {
+  /**
+   * Keep each entry's `person`: only for a spool no one but the server writes (its held
+   * hooks), never the hooks' spool, which any local process can append to.
+   */
+  keepPerson?: boolean;
+  /**
+   * Whether a failure counts toward the entry's attempts (default: every one does). A store
+   * that is away is no fault of the entry: it is kept, uncounted, for the next replay.
+   */
+  counts?: (error: unknown) => boolean;
+}
+
 /**
  * Takes the spool (and any batch a crash left behind) and hands every entry
  * to `handle`, oldest first. A batch file is deleted only after all of its
@@ -97,6 +116,7 @@ export async function replaySpool(
   spoolPath: string,
   handle: (entry: SpoolEntry) => void | Promise<void>,
   onFailure: (entry: SpoolEntry, error: unknown) => void = () => {},
+  options: ReplayOptions = {},
 ): Promise<ReplayCounts> {
   const counts: ReplayCounts = { entries: 0, rejected: 0, failed: 0 };
   const dir = parentOf(spoolPath);
@@ -119,7 +139,7 @@ export async function replaySpool(
     const retry: string[] = [];
     for (const line of text.split("\n")) {
       if (line.trim() === "") continue;
-      const entry = parseEntry(line);
+      const entry = parseEntry(line, options.keepPerson === true);
       if (entry === undefined) {
         rejected.push(line);
         continue;
@@ -130,6 +150,10 @@ export async function replaySpool(
       } catch (error) {
         counts.failed++;
         onFailure(entry, error);
+        if (options.counts !== undefined && !options.counts(error)) {
+          retry.push(JSON.stringify(entry));
+          continue;
+        }
         const failures = (entry.failures ?? 0) + 1;
         const kept = JSON.stringify({ ...entry, failures });
         (failures >= REPLAY_ATTEMPTS ? rejected : retry).push(kept);
@@ -176,7 +200,7 @@ async function swapOut(spoolPath: string): Promise<void> {
   }
 }
 
-function parseEntry(line: string): SpoolEntry | undefined {
+function parseEntry(line: string, keepPerson: boolean): SpoolEntry | undefined {
   try {
     const value = JSON.parse(line);
     if (
@@ -185,7 +209,8 @@ function parseEntry(line: string): SpoolEntry | undefined {
       typeof value.received_at === "number" &&
       (value.failures === undefined || typeof value.failures === "number") &&
       (value.event === undefined || typeof value.event === "string") &&
-      (value.host === undefined || typeof value.host === "string")
+      (value.host === undefined || typeof value.host === "string") &&
+      (value.person === undefined || typeof value.person === "string")
     ) {
       // Only the entry's own fields: a spooled hook is the local owner's, never a person's.
       const entry: SpoolEntry = {
@@ -196,6 +221,7 @@ function parseEntry(line: string): SpoolEntry | undefined {
       };
       if (value.event !== undefined) entry.event = value.event;
       if (value.host !== undefined) entry.host = value.host;
+      if (keepPerson && value.person !== undefined) entry.person = value.person;
       if (value.failures !== undefined) entry.failures = value.failures;
       return entry;
     }
