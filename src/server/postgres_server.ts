@@ -9,7 +9,8 @@
  * laptops do, and send what they saw (hooks, `vantage sync --to`). Parts of
  * the store not on PostgreSQL yet (document memory, OpenTelemetry intake,
  * read-only SQL) answer `unavailable`, saying so, instead of reaching for the
- * data home's SQLite file.
+ * data home's SQLite file. New sessions, anomalies and builds reach
+ * `/api/events` as on SQLite.
  *
  * The data home still holds the server's own token, its spool and its lock
  * (one serve per data home, as on SQLite).
@@ -32,6 +33,7 @@ import { notOnPostgres, providePostgresStore } from "../ops/postgres_services.ts
 import { vantageServices } from "../ops/runtime.ts";
 import type { PostgresLocation } from "../store/postgres/store_url.ts";
 import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
+import { storeChangeSource, watchChanges } from "./change_watch.ts";
 import { EventBus } from "./event_bus.ts";
 import { healthFacts } from "./health.ts";
 import { createHookPipeline, type HookPipeline } from "./hook_pipeline.ts";
@@ -193,6 +195,8 @@ async function startHolding(
     replay: { keepPerson: true, counts: (error) => !storeAway(error) },
   });
   const telemetry = pendingTelemetryIntake();
+  // New sessions, anomalies and builds to /api/events, as a laptop's daemon announces them.
+  const watch = watchChanges(storeChangeSource(store), events);
   const handler = options.handler({
     hooks: pipeline,
     telemetry,
@@ -213,6 +217,7 @@ async function startHolding(
   try {
     listener = await listen(options.host, options.port, handler);
   } catch (error) {
+    watch.stop();
     spool.stop();
     heldReplay.stop();
     await opened.close();
@@ -224,6 +229,7 @@ async function startHolding(
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     stopping ??= (async () => {
+      watch.stop();
       spool.stop();
       heldReplay.stop();
       events.close();

@@ -9,12 +9,8 @@
 import { readEnv } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
-import { sessionsAfter } from "../store/agent/sessions.ts";
-import { changeMarks } from "../store/change_marks.ts";
-import { anomaliesEmittedAfter } from "../store/perception/anomalies.ts";
-import { buildRunsAfter } from "../store/perception/build_runs.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { watchChanges } from "./change_watch.ts";
+import { storeChangeSource, watchChanges } from "./change_watch.ts";
 import type { EventBus } from "./event_bus.ts";
 import type { HookPerception } from "./hook_pipeline.ts";
 import type { TelemetryPerception } from "./telemetry_intake.ts";
@@ -60,12 +56,7 @@ export function startSensors(options: SensorsOptions): Sensors {
     inject: readEnv("VANTAGE_DISABLE_INJECTION") !== "1",
     refuseWatching: options.refuseWatching,
   });
-  const watch = watchChanges({
-    marks: () => changeMarks(db),
-    sessionsAfter: (rowid, limit) => sessionsAfter(db, rowid, limit),
-    anomaliesAfter: (ts, limit) => anomaliesEmittedAfter(db, ts, limit),
-    buildsAfter: (id, limit) => buildRunsAfter(db, id, limit),
-  }, options.events);
+  const watch = watchChanges(storeChangeSource(sqliteStore(db)), options.events);
   return {
     perception,
     stop() {

@@ -287,6 +287,27 @@ async function scenario(t: Deno.TestContext, backend: Backend): Promise<void> {
       },
     );
 
+    await t.step("live events announce a person's new session, on either store", async () => {
+      const stream = await fetch(`${running.url}/api/events`, {
+        headers: { authorization: `Bearer ${ada.token}` },
+      });
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        const [first] = await payloads(ada);
+        const fresh = "d1ea0000-0000-4000-8000-00000000d1ea";
+        const run = await hookAs(ada, running, first.replaceAll(ada.session, fresh));
+        assert.equal(run.stderr, "");
+        let text = "";
+        while (!text.includes(`"session_id":"${fresh}"`) || !text.includes("event: session")) {
+          text += (await reader.read()).value ?? "";
+        }
+        assert.match(text, new RegExp(`event: session\ndata: \{[^\n]*${fresh}`));
+      } finally {
+        await reader.cancel();
+      }
+    });
+
     await t.step("a member changes their own documents, not another's; an admin any", async () => {
       if (onPostgres) {
         // Document memory is not on PostgreSQL yet: refused, saying so, never half-served.
