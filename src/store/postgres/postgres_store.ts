@@ -23,7 +23,7 @@ export const PG_READY_AREAS: readonly string[] = ["agent activity", "perception"
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
   "document memory",
-  "telemetry (its intake and the latency, tool, error and cost reads are; traces and the rules' reads are not)",
+  "telemetry (its intake and the latency, tool, error, cost and rules' reads are; traces and the security scan's tool texts are not)",
   "team people",
   "the server and its operations (they still open SQLite)",
 ];
