@@ -190,7 +190,7 @@ Deno.test({
       assert.match(line, /\(PostgreSQL \d+[^,]*, schema migrated now\)/);
       assert.match(
         line,
-        /serve cannot run on PostgreSQL yet: ready there: agent activity, perception; not yet: document memory, telemetry \(its intake .*\), team people, the server and its operations/,
+        /serve cannot run on PostgreSQL yet: ready there: agent activity, perception, telemetry; not yet: document memory, team people, the server and its operations/,
       );
       const db = postgres(url, { max: 1, onnotice: () => {} });
       try {

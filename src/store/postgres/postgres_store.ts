@@ -10,20 +10,20 @@
  */
 import type { AgentStore, MessageSearch } from "../agent/agent_store.ts";
 import type { PerceptionStore } from "../perception/perception_store.ts";
+import type { TelemetryStore } from "../telemetry/telemetry_store.ts";
 import { pgAgentStore, pgMessageSearch } from "./agent/agent_store.ts";
 import { checkReachable, openPgPool, type PgPool, type PgPoolOptions } from "./connection.ts";
 import { migratePostgres } from "./migrate.ts";
 import { pgPerceptionStore } from "./perception/perception_store.ts";
 import type { PostgresLocation } from "./store_url.ts";
-import { type PgTelemetryStore, pgTelemetryStore } from "./telemetry/telemetry_store.ts";
+import { pgTelemetryStore } from "./telemetry/telemetry_store.ts";
 
 /** The store areas that run on PostgreSQL, as people name them. */
-export const PG_READY_AREAS: readonly string[] = ["agent activity", "perception"];
+export const PG_READY_AREAS: readonly string[] = ["agent activity", "perception", "telemetry"];
 
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
   "document memory",
-  "telemetry (its intake and the latency, tool, error, cost and rules' reads are; traces and the security scan's tool texts are not)",
   "team people",
   "the server and its operations (they still open SQLite)",
 ];
@@ -42,8 +42,8 @@ export interface PostgresStore {
   readonly messageSearch: MessageSearch<"async">;
   /** Builds, file changes, git moves, anomalies, project state. */
   readonly perception: PerceptionStore<"async">;
-  /** OpenTelemetry intake and the reads ported so far. */
-  readonly telemetry: PgTelemetryStore;
+  /** OpenTelemetry intake and its reads. */
+  readonly telemetry: TelemetryStore<"async">;
   /** Closes the pool. */
   close(): Promise<void>;
 }

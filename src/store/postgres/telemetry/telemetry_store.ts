@@ -1,9 +1,8 @@
 /**
  * The telemetry store on PostgreSQL: this folder's functions bound to a pool (or one write's
- * connection) under their own names, checked by the compiler to be
- * {@linkcode PgTelemetryStore}: the part of {@linkcode TelemetryStore}`<"async">` ported so
- * far. Not yet ported: the traces and conversations and the security scan's tool texts, so
- * the telemetry area is listed as pending on PostgreSQL.
+ * connection) under their own names, checked by the compiler to hold every method of
+ * {@linkcode TelemetryStore}`<"async">` — the interface SQLite's store implements
+ * synchronously.
  *
  * @module
  */
@@ -15,18 +14,8 @@ import * as modelCalls from "./model_calls.ts";
 import * as settle from "./settle.ts";
 import * as telemetryBatch from "./telemetry_batch.ts";
 import * as toolCalls from "./tool_calls.ts";
-
-/** The telemetry reads and writes that run on PostgreSQL so far. */
-export type PgTelemetryStore = Omit<
-  TelemetryStore<"async">,
-  | "traceTotals"
-  | "questionCostSpread"
-  | "finishReasons"
-  | "topConversations"
-  | "conversationTurns"
-  | "conversationFinishReasons"
-  | "telemetryToolTexts"
->;
+import * as toolTexts from "./tool_texts.ts";
+import * as traces from "./traces.ts";
 
 const PG_TELEMETRY_FUNCTIONS = {
   ...costAndErrors,
@@ -34,6 +23,8 @@ const PG_TELEMETRY_FUNCTIONS = {
   ...settle,
   ...telemetryBatch,
   ...toolCalls,
+  ...toolTexts,
+  ...traces,
 };
 
 /**
@@ -46,6 +37,6 @@ const PG_TELEMETRY_FUNCTIONS = {
  * await telemetry.toolStats({ since: 0, until: Date.now() }); // []
  * ```
  */
-export function pgTelemetryStore(q: PgQueryable): PgTelemetryStore {
+export function pgTelemetryStore(q: PgQueryable): TelemetryStore<"async"> {
   return bindQueryable(q, PG_TELEMETRY_FUNCTIONS);
 }
