@@ -14,11 +14,17 @@
  *
  * @module
  */
-import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
+import type { SQLOutputValue } from "node:sqlite";
 import { VantageError } from "../core/errors.ts";
 
 /** A row as `node:sqlite` returns it. */
 export type Row = Record<string, SQLOutputValue>;
+
+/**
+ * A statement parameter every backend binds as it is (text, a number or NULL): what the
+ * shared functions that list a record's parameters in a statement's column order answer.
+ */
+export type SqlParam = string | number | null;
 
 /** How one column is read: its kind, and `?` when it may be NULL. */
 export type ColumnKind = "text" | "text?" | "number" | "number?" | "bytes" | "bytes?";
@@ -117,17 +123,18 @@ export class RowReader<T extends object> {
   /**
    * An INSERT of one row of this type into `table`, its columns in shape order: the
    * statement whose parameters {@linkcode RowReader.valuesOf} gives, so a table whose
-   * rows are written as read names its columns once.
+   * rows are written as read names its columns once. `mark` writes the placeholder of the
+   * n-th parameter (SQLite's `?` by default; PostgreSQL's is `$n`).
    */
-  insertSql(table: string): string {
-    const marks = this.#entries.map(() => "?").join(", ");
+  insertSql(table: string, mark: (n: number) => string = () => "?"): string {
+    const marks = this.#entries.map((_, i) => mark(i + 1)).join(", ");
     return `INSERT INTO ${table} (${this.columns}) VALUES (${marks})`;
   }
 
   /** A row's values in shape order: the parameters of {@linkcode RowReader.insertSql}. */
-  valuesOf(row: T): SQLInputValue[] {
-    // The shape names only T's fields, each of a column kind's type (text, number, bytes or NULL).
-    const fields = row as Record<string, SQLInputValue>;
+  valuesOf(row: T): Array<Exclude<T[keyof T], undefined> | null> {
+    // The shape names only T's fields; an absent optional one is bound as NULL.
+    const fields = row as Record<string, Exclude<T[keyof T], undefined> | undefined>;
     return this.#entries.map(([column]) => fields[column] ?? null);
   }
 

@@ -799,6 +799,21 @@ conformance("session listings: by project path or name, agents, time, non-empty"
   // No session of that agent there: the folder's latest of any agent.
   assert.equal((await agents.latestSessionFor("/w/shop", "openclaw"))!.session_id, "a1");
   assert.equal(await agents.latestSessionFor("/nowhere"), undefined);
+  // A team server's person: their sessions, or (null) only the server owner's.
+  await agents.insertHookEvent(hook("p1", 9, { cwd: "/w/shop", person: "ana" }), "d-p1", T0);
+  assert.deepEqual(ids(await agents.listSessions({ person: "ana", limit: 10 })), ["p1"]);
+  assert.deepEqual(
+    ids(await agents.listSessions({ projectPrefix: "/w/shop", person: null, limit: 10 })),
+    ["a1", "a2", "empty"],
+  );
+  assert.deepEqual(
+    ids(await agents.listSessionsFiltered({ person: "bo", limit: 5, offset: 0 })),
+    [],
+  );
+  assert.deepEqual(
+    ids(await agents.listSessionsFiltered({ person: "ana", limit: 5, offset: 0 })),
+    ["p1"],
+  );
 });
 
 conformance("session ids by prefix, sub-agents and their totals", async (b) => {

@@ -10,9 +10,9 @@
  */
 import type { HookEvent } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { RowReader, type SqlParam } from "../rows.ts";
+import { SQLITE_UPSERT, upsertSql, type UpsertTable } from "../upserts.ts";
 import { prepared } from "../statements.ts";
-import { EARLIEST_START } from "./sessions.ts";
 
 const INSERT_EVENT = `
       INSERT OR IGNORE INTO events (delivery_id, agent, session_id, cwd, project, event_type, ts,
@@ -21,22 +21,84 @@ const INSERT_EVENT = `
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     `;
 
-const UPSERT_HOOK_SESSION = `
-      INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-        transcript_path, person, host, has_hooks, event_count)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)
-      ON CONFLICT (session_id) DO UPDATE SET
-        cwd = coalesce(excluded.cwd, sessions.cwd),
-        project = coalesce(sessions.project, excluded.project),
-        started_at = ${EARLIEST_START},
-        last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
-        model = coalesce(excluded.model, sessions.model),
-        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
-        person = coalesce(sessions.person, excluded.person),
-        host = coalesce(sessions.host, excluded.host),
-        has_hooks = 1,
-        event_count = sessions.event_count + 1
-    `;
+/**
+ * The upsert of the session a hook event names (both backends; its parameters are
+ * {@linkcode hookSessionValues}): the session keeps the person and host of the first hook
+ * that named them, and counts its events.
+ */
+export const HOOK_SESSION_UPSERT: UpsertTable = {
+  table: "sessions",
+  key: "session_id",
+  columns: {
+    session_id: "insert",
+    agent: "insert",
+    cwd: "latest",
+    project: "first",
+    started_at: "earliest_start",
+    last_activity_at: "greatest",
+    model: "latest",
+    transcript_path: "first",
+    person: "first",
+    host: "first",
+    has_hooks: ["replace", "1"],
+    event_count: ["sum", "1"],
+  },
+};
+
+const UPSERT_HOOK_SESSION = upsertSql(HOOK_SESSION_UPSERT, SQLITE_UPSERT);
+
+/**
+ * The parameters of the insert of a hook event, in its column order (the same on every
+ * backend).
+ */
+export function hookEventValues(
+  event: HookEvent,
+  deliveryId: string,
+  receivedAt: number,
+): SqlParam[] {
+  return [
+    deliveryId,
+    event.agent,
+    event.session_id,
+    event.cwd ?? null,
+    event.project ?? event.cwd ?? null,
+    event.event_type,
+    event.ts,
+    event.tool_name ?? null,
+    event.tool_use_id ?? null,
+    event.file_path ?? null,
+    event.command ?? null,
+    event.command_prefix ?? null,
+    event.success === undefined ? null : event.success ? 1 : 0,
+    event.error ?? null,
+    event.duration_ms ?? null,
+    event.prompt ?? null,
+    event.model ?? null,
+    receivedAt,
+    JSON.stringify(event.raw ?? {}),
+    event.person ?? null,
+    event.host ?? null,
+  ];
+}
+
+/**
+ * The parameters of the upsert of the session a hook event names, in its column order (the
+ * same on every backend).
+ */
+export function hookSessionValues(event: HookEvent): SqlParam[] {
+  return [
+    event.session_id,
+    event.agent,
+    event.cwd ?? null,
+    event.project ?? event.cwd ?? null,
+    event.ts,
+    event.ts,
+    event.model ?? null,
+    event.transcript_path ?? null,
+    event.person ?? null,
+    event.host ?? null,
+  ];
+}
 
 /** Inserts a hook event once per delivery id; false when it was already stored. */
 export function insertHookEvent(
@@ -47,41 +109,10 @@ export function insertHookEvent(
 ): boolean {
   return writing(db, () => {
     const inserted = prepared(db, INSERT_EVENT).run(
-      deliveryId,
-      event.agent,
-      event.session_id,
-      event.cwd ?? null,
-      event.project ?? event.cwd ?? null,
-      event.event_type,
-      event.ts,
-      event.tool_name ?? null,
-      event.tool_use_id ?? null,
-      event.file_path ?? null,
-      event.command ?? null,
-      event.command_prefix ?? null,
-      event.success === undefined ? null : event.success ? 1 : 0,
-      event.error ?? null,
-      event.duration_ms ?? null,
-      event.prompt ?? null,
-      event.model ?? null,
-      receivedAt,
-      JSON.stringify(event.raw ?? {}),
-      event.person ?? null,
-      event.host ?? null,
+      ...hookEventValues(event, deliveryId, receivedAt),
     );
     if (Number(inserted.changes) === 0) return false;
-    prepared(db, UPSERT_HOOK_SESSION).run(
-      event.session_id,
-      event.agent,
-      event.cwd ?? null,
-      event.project ?? event.cwd ?? null,
-      event.ts,
-      event.ts,
-      event.model ?? null,
-      event.transcript_path ?? null,
-      event.person ?? null,
-      event.host ?? null,
-    );
+    prepared(db, UPSERT_HOOK_SESSION).run(...hookSessionValues(event));
     return true;
   });
 }
@@ -108,7 +139,8 @@ export interface EventRow {
   prompt: string | null;
 }
 
-const EVENT = new RowReader<EventRow>("event", {
+/** Reads {@linkcode EventRow} rows (on either backend). */
+export const EVENT = new RowReader<EventRow>("event", {
   ts: "number",
   event_type: "text",
   tool_name: "text?",
@@ -187,7 +219,8 @@ export interface TimelineEventRow {
   prompt: string | null;
 }
 
-const TIMELINE_EVENT = new RowReader<TimelineEventRow>("timeline event", {
+/** Reads {@linkcode TimelineEventRow} rows (on either backend). */
+export const TIMELINE_EVENT = new RowReader<TimelineEventRow>("timeline event", {
   ts: "number",
   event_type: "text",
   tool_name: "text?",
@@ -255,7 +288,8 @@ export interface StoredEventRow {
   raw: string;
 }
 
-const STORED_EVENT = new RowReader<StoredEventRow>("stored event", {
+/** Reads {@linkcode StoredEventRow} rows (on either backend). */
+export const STORED_EVENT = new RowReader<StoredEventRow>("stored event", {
   agent: "text",
   session_id: "text",
   cwd: "text?",

@@ -9,7 +9,7 @@
 import type { SQLInputValue, StatementSync } from "node:sqlite";
 import type { TranscriptMessage } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { RowReader, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { applyDeltas, deltaFor, type SessionDelta } from "./session_totals.ts";
 
@@ -32,8 +32,13 @@ function messageInsert(db: DatabaseSync, rows: number): StatementSync {
   );
 }
 
-function pushMessageValues(values: SQLInputValue[], m: TranscriptMessage): void {
-  values.push(
+/**
+ * The parameters of a message's insert, in the order of its columns (`session_id, agent,
+ * message_key, ts, role, message_type, text, tool_name, tool_use_id, is_error, model, cwd,
+ * file_path, command_prefix, subagent_id`, on both backends).
+ */
+export function messageValues(m: TranscriptMessage): SqlParam[] {
+  return [
     m.session_id,
     m.agent,
     m.message_key,
@@ -49,13 +54,26 @@ function pushMessageValues(values: SQLInputValue[], m: TranscriptMessage): void 
     m.file_path ?? null,
     m.command_prefix ?? null,
     m.subagent_id ?? null,
-  );
+  ];
 }
 
-const MESSAGE_KEY = new RowReader<{ session_id: string; message_key: string }>("message key", {
-  session_id: "text",
-  message_key: "text",
-});
+/** Moves the totals of a newly stored message's session by that message (both backends). */
+export function countMessage(deltas: Map<string, SessionDelta>, m: TranscriptMessage): void {
+  const delta = deltaFor(deltas, m.session_id, m.agent, m.ts);
+  delta.messages++;
+  if (m.message_type === "tool_use") delta.toolCalls++;
+  if (delta.cwd === null && m.cwd !== undefined) delta.cwd = m.cwd;
+  if (m.model !== undefined) delta.model = m.model;
+}
+
+/** Reads a message's key (on either backend). */
+export const MESSAGE_KEY = new RowReader<{ session_id: string; message_key: string }>(
+  "message key",
+  {
+    session_id: "text",
+    message_key: "text",
+  },
+);
 
 /** Stores messages (once per key) and bumps their sessions' counters. */
 export function insertMessages(db: DatabaseSync, messages: readonly TranscriptMessage[]): number {
@@ -65,11 +83,7 @@ export function insertMessages(db: DatabaseSync, messages: readonly TranscriptMe
     let added = 0;
     const stored = (m: TranscriptMessage) => {
       added++;
-      const delta = deltaFor(deltas, m.session_id, m.agent, m.ts);
-      delta.messages++;
-      if (m.message_type === "tool_use") delta.toolCalls++;
-      if (delta.cwd === null && m.cwd !== undefined) delta.cwd = m.cwd;
-      if (m.model !== undefined) delta.model = m.model;
+      countMessage(deltas, m);
     };
     // Rows a statement adds get ids above every id stored before it (nothing else writes inside
     // this transaction), so when it ignores some keys, the ones it stored are found by id.
@@ -82,7 +96,7 @@ export function insertMessages(db: DatabaseSync, messages: readonly TranscriptMe
       );
     const run = (insert: StatementSync, from: number, to: number) => {
       const values: SQLInputValue[] = [];
-      for (let i = from; i < to; i++) pushMessageValues(values, messages[i]);
+      for (let i = from; i < to; i++) values.push(...messageValues(messages[i]));
       const result = insert.run(...values);
       const changes = Number(result.changes);
       if (changes === to - from) {
@@ -178,7 +192,8 @@ export function transcriptPage(
   );
 }
 
-const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
+/** Reads a count (on either backend). */
+export const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 
 /**
  * Messages containing `needle` (case-folded), newest first, within the
@@ -242,7 +257,8 @@ export interface TimelineMessageRow {
   subagent_id: string | null;
 }
 
-const TIMELINE_MESSAGE = new RowReader<TimelineMessageRow>("timeline message", {
+/** Reads {@linkcode TimelineMessageRow} rows (on either backend). */
+export const TIMELINE_MESSAGE = new RowReader<TimelineMessageRow>("timeline message", {
   id: "number",
   ts: "number",
   role: "text",
@@ -278,7 +294,8 @@ export function timelineMessages(
   );
 }
 
-const MAX_ID = new RowReader<{ id: number }>("highest message id", { id: "number" });
+/** Reads the highest message id (on either backend). */
+export const MAX_ID = new RowReader<{ id: number }>("highest message id", { id: "number" });
 
 /** The highest message id stored (0 when none). */
 export function maxMessageId(db: DatabaseSync): number {

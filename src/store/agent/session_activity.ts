@@ -43,7 +43,8 @@ export interface TouchedFile {
   ts: number;
 }
 
-const TOUCHED_FILE = new RowReader<TouchedFile>("touched file", {
+/** Reads {@linkcode TouchedFile} rows (on either backend). */
+export const TOUCHED_FILE = new RowReader<TouchedFile>("touched file", {
   path: "text",
   tool_name: "text?",
   ts: "number",
@@ -65,7 +66,8 @@ export function recentFiles(db: DatabaseSync, sessionId: string, limit: number):
   );
 }
 
-const PROMPT = new RowReader<{ text: string; ts: number }>("prompt", {
+/** Reads a prompt and its time (on either backend). */
+export const PROMPT = new RowReader<{ text: string; ts: number }>("prompt", {
   text: "text",
   ts: "number",
 });
@@ -89,13 +91,21 @@ export function lastPrompt(
      ORDER BY ts DESC LIMIT 1`,
     ).get(sessionId),
   );
+  return laterPrompt(fromHook, fromTranscript);
+}
+
+/** The later of a hook's and a transcript's latest prompt (the hook's on a tie; both backends). */
+export function laterPrompt(
+  fromHook: { text: string; ts: number } | undefined,
+  fromTranscript: { text: string; ts: number } | undefined,
+): { text: string; ts: number } | undefined {
   if (fromHook === undefined) return fromTranscript;
   if (fromTranscript === undefined) return fromHook;
   return fromHook.ts >= fromTranscript.ts ? fromHook : fromTranscript;
 }
 
 /** Sessions examined at most when counting tool calls over a window. */
-const TOOL_COUNT_SESSIONS = 1000;
+export const TOOL_COUNT_SESSIONS = 1000;
 
 /** Tool calls and failures over a window. */
 export interface ToolCallTotals {
@@ -107,7 +117,8 @@ export interface ToolCallTotals {
   sessions: number;
 }
 
-const TOOL_CALL_TOTALS = new RowReader<ToolCallTotals>("tool call totals", {
+/** Reads {@linkcode ToolCallTotals} (on either backend). */
+export const TOOL_CALL_TOTALS = new RowReader<ToolCallTotals>("tool call totals", {
   calls: "number",
   failures: "number",
   sessions: "number",

@@ -5,14 +5,15 @@
  * include its sub-agents (as ccusage counts a session); its model and
  * context stay its own.
  *
- * Used by the message and usage writers of this area only.
+ * Used by the message and usage writers of this area; PostgreSQL's writers
+ * (../postgres/agent/) sum and apply the same deltas.
  *
  * @module
  */
 import type { DatabaseSync } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { RowReader, type SqlParam } from "../rows.ts";
+import { SQLITE_UPSERT, upsertSql, type UpsertTable } from "../upserts.ts";
 import { prepared } from "../statements.ts";
-import { EARLIEST_START } from "./sessions.ts";
 
 /** Per-session sums of a batch, applied with one upsert per session. */
 export interface SessionDelta {
@@ -90,29 +91,37 @@ export function deltaFor(
   return delta;
 }
 
-const UPSERT_TOTALS = `
-    INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, message_count,
-      tool_calls, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-      reasoning_tokens, cost_usd, unpriced_calls, context_tokens, context_window)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (session_id) DO UPDATE SET
-      cwd = coalesce(sessions.cwd, excluded.cwd),
-      project = coalesce(sessions.project, excluded.project),
-      started_at = ${EARLIEST_START},
-      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
-      message_count = sessions.message_count + excluded.message_count,
-      tool_calls = sessions.tool_calls + excluded.tool_calls,
-      model = coalesce(excluded.model, sessions.model),
-      input_tokens = sessions.input_tokens + excluded.input_tokens,
-      output_tokens = sessions.output_tokens + excluded.output_tokens,
-      cache_read_tokens = sessions.cache_read_tokens + excluded.cache_read_tokens,
-      cache_write_tokens = sessions.cache_write_tokens + excluded.cache_write_tokens,
-      reasoning_tokens = sessions.reasoning_tokens + excluded.reasoning_tokens,
-      cost_usd = sessions.cost_usd + excluded.cost_usd,
-      unpriced_calls = sessions.unpriced_calls + excluded.unpriced_calls,
-      context_tokens = coalesce(excluded.context_tokens, sessions.context_tokens),
-      context_window = coalesce(excluded.context_window, sessions.context_window)
-  `;
+/**
+ * The upsert of a batch's delta of one session (both backends; its parameters are
+ * {@linkcode totalsValues}): the counters add up, the first working directory stays, the
+ * latest model and context win.
+ */
+export const TOTALS_UPSERT: UpsertTable = {
+  table: "sessions",
+  key: "session_id",
+  columns: {
+    session_id: "insert",
+    agent: "insert",
+    cwd: "first",
+    project: "first",
+    started_at: "earliest_start",
+    last_activity_at: "greatest",
+    message_count: "sum",
+    tool_calls: "sum",
+    model: "latest",
+    input_tokens: "sum",
+    output_tokens: "sum",
+    cache_read_tokens: "sum",
+    cache_write_tokens: "sum",
+    reasoning_tokens: "sum",
+    cost_usd: "sum",
+    unpriced_calls: "sum",
+    context_tokens: "latest",
+    context_window: "latest",
+  },
+};
+
+const UPSERT_TOTALS = upsertSql(TOTALS_UPSERT, SQLITE_UPSERT);
 
 const PARENT = new RowReader<{ parent: string | null }>("session parent", { parent: "text?" });
 
@@ -132,17 +141,18 @@ function addTo(into: SessionDelta, d: SessionDelta): void {
   if (into.cwd === null) into.cwd = d.cwd;
 }
 
-/** Applies a batch's deltas, and each sub-agent's to its parent too (inside the caller's write). */
-export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void {
-  if (deltas.size === 0) return;
-  const upsert = prepared(db, UPSERT_TOTALS);
-  const parentOf = prepared(
-    db,
-    "SELECT parent_session_id AS parent FROM sessions WHERE session_id = ? AND is_subagent = 1",
-  );
+/**
+ * What a batch's deltas add to the parents of the sub-agents among them (`parentOf` answers a
+ * session's parent, or null or undefined for a top-level one), summed in the batch's order;
+ * a parent's model and context stay its own. Shared by both backends' writers.
+ */
+export function parentDeltas(
+  deltas: ReadonlyMap<string, SessionDelta>,
+  parentOf: (sessionId: string) => string | null | undefined,
+): Map<string, SessionDelta> {
   const rollup = new Map<string, SessionDelta>();
   for (const [sessionId, d] of deltas) {
-    const parent = PARENT.optional(parentOf.get(sessionId))?.parent;
+    const parent = parentOf(sessionId);
     if (parent === null || parent === undefined) continue;
     const into = rollup.get(parent);
     if (into === undefined) {
@@ -151,26 +161,41 @@ export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>)
       addTo(into, d);
     }
   }
-  for (const [sessionId, d] of [...deltas, ...rollup]) {
-    upsert.run(
-      sessionId,
-      d.agent,
-      d.cwd,
-      d.cwd,
-      d.first === Infinity ? 0 : d.first,
-      d.last,
-      d.messages,
-      d.toolCalls,
-      d.model,
-      d.input,
-      d.output,
-      d.cacheRead,
-      d.cacheWrite,
-      d.reasoning,
-      d.cost,
-      d.unpriced,
-      d.context,
-      d.contextWindow,
-    );
-  }
+  return rollup;
+}
+
+/** The parameters of the totals upsert of one session's delta, in its column order. */
+export function totalsValues(sessionId: string, d: SessionDelta): SqlParam[] {
+  return [
+    sessionId,
+    d.agent,
+    d.cwd,
+    d.cwd,
+    d.first === Infinity ? 0 : d.first,
+    d.last,
+    d.messages,
+    d.toolCalls,
+    d.model,
+    d.input,
+    d.output,
+    d.cacheRead,
+    d.cacheWrite,
+    d.reasoning,
+    d.cost,
+    d.unpriced,
+    d.context,
+    d.contextWindow,
+  ];
+}
+
+/** Applies a batch's deltas, and each sub-agent's to its parent too (inside the caller's write). */
+export function applyDeltas(db: DatabaseSync, deltas: Map<string, SessionDelta>): void {
+  if (deltas.size === 0) return;
+  const upsert = prepared(db, UPSERT_TOTALS);
+  const parentOf = prepared(
+    db,
+    "SELECT parent_session_id AS parent FROM sessions WHERE session_id = ? AND is_subagent = 1",
+  );
+  const rollup = parentDeltas(deltas, (id) => PARENT.optional(parentOf.get(id))?.parent);
+  for (const [sessionId, d] of [...deltas, ...rollup]) upsert.run(...totalsValues(sessionId, d));
 }

@@ -10,10 +10,11 @@
  *
  * @module
  */
-import type { SQLInputValue } from "node:sqlite";
 import type { SessionInfo } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader, type RowShape, textColumn } from "../rows.ts";
+import { builtRows, type SqlParams } from "../params.ts";
+import { pickColumns, RowReader, type RowShape, type SqlParam, textColumn } from "../rows.ts";
+import { SQLITE_UPSERT, upsertSql, type UpsertTable } from "../upserts.ts";
 import { prepared } from "../statements.ts";
 
 /** One stored session. */
@@ -108,17 +109,35 @@ export const SESSION_SHAPE: RowShape<SessionRow> = {
   host: "text?",
 };
 
-const SESSION = new RowReader<SessionRow>("session", SESSION_SHAPE);
+/** Reads {@linkcode SessionRow} rows (on either backend). */
+export const SESSION = new RowReader<SessionRow>("session", SESSION_SHAPE);
 
 /**
- * The earlier of two start times, where 0 means "not known yet" (a transcript whose first
- * lines carry no time): an unknown start never hides a known one. For the upserts of
- * `sessions` (`excluded` is the row being upserted).
+ * The upsert of what a transcript says about its session (both backends; its parameters are
+ * {@linkcode sessionFactsValues}). A start time of 0 means "not known yet" (a transcript whose
+ * first lines carry no time): an unknown start never hides a known one.
  */
-export const EARLIEST_START = `CASE
-        WHEN sessions.started_at <= 0 THEN excluded.started_at
-        WHEN excluded.started_at <= 0 THEN sessions.started_at
-        ELSE min(sessions.started_at, excluded.started_at) END`;
+export const SESSION_FACTS_UPSERT: UpsertTable = {
+  table: "sessions",
+  key: "session_id",
+  columns: {
+    session_id: "insert",
+    agent: "insert",
+    cwd: "first",
+    project: "first",
+    started_at: "earliest_start",
+    last_activity_at: "insert",
+    model: "latest",
+    git_branch: "latest",
+    title: "latest",
+    parent_session_id: "first",
+    transcript_path: "first",
+    is_subagent: "greatest",
+    subagent_type: "latest",
+  },
+};
+
+const UPSERT_FACTS = upsertSql(SESSION_FACTS_UPSERT, SQLITE_UPSERT);
 
 /**
  * Upserts what a transcript says about a session. A sub-agent's facts also make sure its
@@ -131,57 +150,54 @@ export function upsertSessionFacts(
   transcriptPath?: string,
 ): void {
   return writing(db, () => {
-    prepared(
-      db,
-      `
-      INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at, model,
-        git_branch, title, parent_session_id, transcript_path, is_subagent, subagent_type)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (session_id) DO UPDATE SET
-        cwd = coalesce(sessions.cwd, excluded.cwd),
-        project = coalesce(sessions.project, excluded.project),
-        started_at = ${EARLIEST_START},
-        model = coalesce(excluded.model, sessions.model),
-        git_branch = coalesce(excluded.git_branch, sessions.git_branch),
-        title = coalesce(excluded.title, sessions.title),
-        parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
-        transcript_path = coalesce(sessions.transcript_path, excluded.transcript_path),
-        is_subagent = max(sessions.is_subagent, excluded.is_subagent),
-        subagent_type = coalesce(excluded.subagent_type, sessions.subagent_type)
-    `,
-    ).run(
-      facts.session_id,
-      facts.agent,
-      facts.cwd ?? null,
-      facts.cwd ?? null,
-      facts.started_at ?? 0,
-      facts.started_at ?? 0,
-      facts.model ?? null,
-      facts.git_branch ?? null,
-      facts.title ?? null,
-      facts.parent_session_id ?? null,
-      transcriptPath ?? null,
-      facts.is_subagent === true ? 1 : 0,
-      facts.subagent_type ?? null,
-    );
-    const start = facts.started_at ?? 0;
-    if (facts.is_subagent === true && facts.parent_session_id !== undefined && start > 0) {
+    prepared(db, UPSERT_FACTS).run(...sessionFactsValues(facts, transcriptPath));
+    const parent = parentRowValues(facts);
+    if (parent !== undefined) {
       prepared(
         db,
         `
         INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at)
         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING
       `,
-      ).run(
-        facts.parent_session_id,
-        facts.agent,
-        facts.cwd ?? null,
-        facts.cwd ?? null,
-        start,
-        start,
-      );
+      ).run(...parent);
     }
   });
+}
+
+/**
+ * The parameters of the upsert of what a transcript says about its session (`session_id,
+ * agent, cwd, project, started_at, last_activity_at, model, git_branch, title,
+ * parent_session_id, transcript_path, is_subagent, subagent_type`, on both backends).
+ */
+export function sessionFactsValues(facts: SessionInfo, transcriptPath?: string): SqlParam[] {
+  return [
+    facts.session_id,
+    facts.agent,
+    facts.cwd ?? null,
+    facts.cwd ?? null,
+    facts.started_at ?? 0,
+    facts.started_at ?? 0,
+    facts.model ?? null,
+    facts.git_branch ?? null,
+    facts.title ?? null,
+    facts.parent_session_id ?? null,
+    transcriptPath ?? null,
+    facts.is_subagent === true ? 1 : 0,
+    facts.subagent_type ?? null,
+  ];
+}
+
+/**
+ * The row a sub-agent's facts make sure its parent has, when they tell its start (the
+ * parameters of an insert of `session_id, agent, cwd, project, started_at,
+ * last_activity_at`); undefined for any other facts.
+ */
+export function parentRowValues(facts: SessionInfo): SqlParam[] | undefined {
+  const start = facts.started_at ?? 0;
+  if (facts.is_subagent !== true || facts.parent_session_id === undefined || start <= 0) {
+    return undefined;
+  }
+  return [facts.parent_session_id, facts.agent, facts.cwd ?? null, facts.cwd ?? null, start, start];
 }
 
 /** One session by exact id. */
@@ -231,16 +247,19 @@ export function subagentsOf(
 }
 
 /** The counters of a session that its sub-agents add to (summed over them, see below). */
-type CountedFields =
-  | "message_count"
-  | "tool_calls"
-  | "input_tokens"
-  | "output_tokens"
-  | "cache_read_tokens"
-  | "cache_write_tokens"
-  | "reasoning_tokens"
-  | "cost_usd"
-  | "unpriced_calls";
+const COUNTED_FIELDS = [
+  "message_count",
+  "tool_calls",
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "cost_usd",
+  "unpriced_calls",
+] as const;
+
+type CountedFields = typeof COUNTED_FIELDS[number];
 
 /** What all the sub-agents of one parent add up to: each counter summed over them. */
 export type SubagentTotals = Pick<SessionRow, CountedFields> & {
@@ -248,19 +267,11 @@ export type SubagentTotals = Pick<SessionRow, CountedFields> & {
   count: number;
 };
 
-const PARENT_TOTALS = new RowReader<SubagentTotals & { parent: string }>("sub-agent totals", {
-  parent: "text",
-  count: "number",
-  message_count: "number",
-  tool_calls: "number",
-  input_tokens: "number",
-  output_tokens: "number",
-  cache_read_tokens: "number",
-  cache_write_tokens: "number",
-  reasoning_tokens: "number",
-  cost_usd: "number",
-  unpriced_calls: "number",
-});
+/** Reads each parent's {@linkcode SubagentTotals} (on either backend). */
+export const PARENT_TOTALS = new RowReader<SubagentTotals & { parent: string }>(
+  "sub-agent totals",
+  { parent: "text", count: "number", ...pickColumns(SESSION_SHAPE, COUNTED_FIELDS) },
+);
 
 /** The sums over every sub-agent of each of some parents (parents without any are absent). */
 export function subagentTotals(
@@ -303,45 +314,53 @@ export interface SessionScope {
 }
 
 /**
- * The WHERE conditions shared by the session listings, over `sessions` as `alias` ("" for
- * the bare table): top-level sessions only, in a project (by path prefix or bare name), of
- * some agents, active since a time, of one person.
+ * The WHERE conditions shared by the session listings (on both backends), over `sessions` as
+ * `alias` ("" for the bare table): top-level sessions only, in a project (by path prefix or
+ * bare name), of some agents, active since a time, of one person. Values go to `p`.
  */
-function scopeConditions(
+export function scopeConditions(
   scope: Pick<SessionScope, "projectPrefix" | "projectName" | "agents" | "since" | "person">,
   alias: string,
-): { where: string[]; params: SQLInputValue[] } {
+  p: SqlParams,
+): string[] {
   const column = (name: string) => alias === "" ? name : `${alias}.${name}`;
   const project = column("project");
   const where: string[] = [`${column("is_subagent")} = 0`];
-  const params: SQLInputValue[] = [];
   if (scope.projectPrefix !== undefined) {
     const prefix = scope.projectPrefix.replace(/[\\/]+$/, "");
-    where.push(
-      `(${project} = ? OR (${project} >= ? AND ${project} < ?) OR (${project} >= ? AND ${project} < ?))`,
-    );
-    params.push(prefix, prefix + "/", prefix + "/\uffff", prefix + "\\", prefix + "\\\uffff");
+    const below = (separator: string) =>
+      `(${project} >= ${p.add(prefix + separator)} AND ${project} < ${
+        p.add(prefix + separator + "\uffff")
+      })`;
+    where.push(`(${project} = ${p.add(prefix)} OR ${below("/")} OR ${below("\\")})`);
   }
   if (scope.projectName !== undefined) {
-    where.push(`(${project} = ? OR ${project} LIKE ? ESCAPE '!' OR ${project} LIKE ? ESCAPE '!')`);
     const escaped = scope.projectName.replace(/[!%_]/g, "!$&");
-    params.push(scope.projectName, `%/${escaped}`, `%\\${escaped}`);
+    const like = (pattern: string) => `${project} LIKE ${p.add(pattern)} ESCAPE '!'`;
+    where.push(
+      `(${project} = ${p.add(scope.projectName)} OR ${like(`%/${escaped}`)} OR ${
+        like(`%\\${escaped}`)
+      })`,
+    );
   }
-  if (scope.agents !== undefined) {
-    where.push(`${column("agent")} IN (${scope.agents.map(() => "?").join(", ") || "NULL"})`);
-    params.push(...scope.agents);
-  }
+  if (scope.agents !== undefined) where.push(p.oneOf(column("agent"), scope.agents));
   if (scope.since !== undefined) {
-    where.push(`${column("last_activity_at")} >= ?`);
-    params.push(scope.since);
+    where.push(`${column("last_activity_at")} >= ${p.add(scope.since)}`);
   }
   if (scope.person === null) {
     where.push(`${column("person")} IS NULL`);
   } else if (scope.person !== undefined) {
-    where.push(`${column("person")} = ?`);
-    params.push(scope.person);
+    where.push(`${column("person")} = ${p.add(scope.person)}`);
   }
-  return { where, params };
+  return where;
+}
+
+/** The statement of {@linkcode listSessions} (on either backend; its values go to `p`). */
+export function scopedSessionsSql(scope: SessionScope, p: SqlParams): string {
+  const where = scopeConditions(scope, "", p);
+  if (scope.nonEmpty === true) where.push("(message_count > 0 OR event_count > 0)");
+  return `SELECT ${SESSION.columns} FROM sessions WHERE ${where.join(" AND ")}
+    ORDER BY last_activity_at DESC LIMIT ${p.add(scope.limit)}`;
 }
 
 /**
@@ -349,15 +368,7 @@ function scopeConditions(
  * own here: they belong to their parent (see {@linkcode subagentsOf}).
  */
 export function listSessions(db: DatabaseSync, scope: SessionScope): SessionRow[] {
-  const { where, params } = scopeConditions(scope, "");
-  if (scope.nonEmpty === true) where.push("(message_count > 0 OR event_count > 0)");
-  return SESSION.all(
-    prepared(
-      db,
-      `SELECT ${SESSION.columns} FROM sessions WHERE ${where.join(" AND ")}
-     ORDER BY last_activity_at DESC LIMIT ?`,
-    ).all(...params, scope.limit),
-  );
+  return builtRows(db, SESSION, (p) => scopedSessionsSql(scope, p));
 }
 
 /** The most recently active session in a folder (or below it), optionally of one agent. */
@@ -404,7 +415,8 @@ export interface SessionListRow extends SessionRow {
   tool_failures: number;
 }
 
-const SESSION_LIST_ROW = new RowReader<SessionListRow>("session list", {
+/** Reads {@linkcode SessionListRow} rows (on either backend). */
+export const SESSION_LIST_ROW = new RowReader<SessionListRow>("session list", {
   ...SESSION_SHAPE,
   tool_failures: "number",
   anomaly_count: "number",
@@ -416,6 +428,25 @@ const LISTED_COLUMNS = SESSION_LIST_ROW.columnsOf("s", ["anomaly_count"]);
 const OPEN_ANOMALIES =
   "(SELECT count(*) FROM anomalies a WHERE a.session_id = s.session_id AND a.resolved_at IS NULL)";
 
+/** The statement of {@linkcode listSessionsFiltered} (on either backend; values go to `p`). */
+export function filteredSessionsSql(filter: SessionListFilter, p: SqlParams): string {
+  const where = scopeConditions(filter, "s", p);
+  if (filter.until !== undefined) where.push(`s.last_activity_at < ${p.add(filter.until)}`);
+  if (filter.minCost !== undefined) where.push(`s.cost_usd >= ${p.add(filter.minCost)}`);
+  if (filter.hasAnomalies !== undefined) {
+    where.push(
+      `${
+        filter.hasAnomalies ? "" : "NOT "
+      }EXISTS (SELECT 1 FROM anomalies a WHERE a.session_id = s.session_id AND a.resolved_at IS NULL)`,
+    );
+  }
+  return `SELECT ${LISTED_COLUMNS}, ${OPEN_ANOMALIES} AS anomaly_count FROM sessions s
+    WHERE ${where.join(" AND ")}
+    ORDER BY s.last_activity_at DESC LIMIT ${p.add(filter.limit + 1)} OFFSET ${
+    p.add(filter.offset)
+  }`;
+}
+
 /**
  * Sessions matching the filter, most recently active first (`limit` + 1 rows tell of more).
  * Only top-level sessions: a sub-agent run is listed under its parent (whose counts include
@@ -425,33 +456,13 @@ export function listSessionsFiltered(
   db: DatabaseSync,
   filter: SessionListFilter,
 ): SessionListRow[] {
-  const { where, params } = scopeConditions(filter, "s");
-  if (filter.until !== undefined) {
-    where.push("s.last_activity_at < ?");
-    params.push(filter.until);
-  }
-  if (filter.minCost !== undefined) {
-    where.push("s.cost_usd >= ?");
-    params.push(filter.minCost);
-  }
-  if (filter.hasAnomalies !== undefined) {
-    where.push(
-      `${
-        filter.hasAnomalies ? "" : "NOT "
-      }EXISTS (SELECT 1 FROM anomalies a WHERE a.session_id = s.session_id AND a.resolved_at IS NULL)`,
-    );
-  }
-  return SESSION_LIST_ROW.all(
-    prepared(
-      db,
-      `SELECT ${LISTED_COLUMNS}, ${OPEN_ANOMALIES} AS anomaly_count FROM sessions s
-     WHERE ${where.join(" AND ")}
-     ORDER BY s.last_activity_at DESC LIMIT ? OFFSET ?`,
-    ).all(...params, filter.limit + 1, filter.offset),
-  );
+  return builtRows(db, SESSION_LIST_ROW, (p) => filteredSessionsSql(filter, p));
 }
 
-const AGENT_ACTIVITY = new RowReader<{ agent: string; sessions: number; last_activity_at: number }>(
+/** Reads sessions per agent (on either backend). */
+export const AGENT_ACTIVITY = new RowReader<
+  { agent: string; sessions: number; last_activity_at: number }
+>(
   "agent activity",
   { agent: "text", sessions: "number", last_activity_at: "number" },
 );
@@ -471,7 +482,8 @@ export function activeSessionsByAgent(
   );
 }
 
-const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
+/** Reads a count (on either backend). */
+export const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 
 /**
  * Sessions that started at or after `since` (found among those active since then); parents
@@ -502,7 +514,8 @@ export type NewSessionRow = {
   started_at: number;
 };
 
-const NEW_SESSION = new RowReader<NewSessionRow>("new session", {
+/** Reads {@linkcode NewSessionRow} rows (on either backend). */
+export const NEW_SESSION = new RowReader<NewSessionRow>("new session", {
   session_id: "text",
   agent: "text",
   project: "text?",

@@ -11,7 +11,7 @@
  */
 import type { ToolOutcome } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { RowReader, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 
 /** A stored outcome. */
@@ -64,41 +64,67 @@ export function recordToolOutcomes(
     );
     const completed: CompletedToolEvent[] = [];
     for (const outcome of outcomes) {
-      const inserted = insert.run(
-        outcome.session_id,
-        outcome.tool_use_id,
-        outcome.agent,
-        outcome.ts,
-        outcome.success ? 1 : 0,
-        outcome.exit_code ?? null,
-        outcome.error ?? null,
-      );
       // A call already recorded (a later line of the same call, a re-read file) changes nothing.
-      if (Number(inserted.changes) === 0) continue;
-      const error = outcome.success ? null : outcome.error ?? null;
-      const updated = complete.run(
-        outcome.success ? 1 : 0,
-        error,
-        outcome.session_id,
-        outcome.tool_use_id,
-      );
-      if (Number(updated.changes) === 0) continue;
-      const entry: CompletedToolEvent = {
-        session_id: outcome.session_id,
-        tool_use_id: outcome.tool_use_id,
-        success: outcome.success,
-      };
-      if (error !== null) entry.error = error;
-      completed.push(entry);
+      if (Number(insert.run(...outcomeValues(outcome)).changes) === 0) continue;
+      const completion = completionOf(outcome);
+      if (Number(complete.run(...completion.values).changes) > 0) completed.push(completion.event);
     }
     return completed;
   });
 }
 
-const OUTCOME = new RowReader<{ success: number; exit_code: number | null; error: string | null }>(
-  "tool outcome",
-  { success: "number", exit_code: "number?", error: "text?" },
-);
+/**
+ * The parameters of the insert of an outcome (`session_id, tool_use_id, agent, ts, success,
+ * exit_code, error`, on both backends).
+ */
+export function outcomeValues(outcome: ToolOutcome): SqlParam[] {
+  return [
+    outcome.session_id,
+    outcome.tool_use_id,
+    outcome.agent,
+    outcome.ts,
+    outcome.success ? 1 : 0,
+    outcome.exit_code ?? null,
+    outcome.error ?? null,
+  ];
+}
+
+/**
+ * What a newly recorded outcome does to its call's hook events: the parameters of the
+ * update that completes them (`success, error, session_id, tool_use_id`), and the event to
+ * report when it completed one (both backends).
+ */
+export function completionOf(
+  outcome: ToolOutcome,
+): { values: SqlParam[]; event: CompletedToolEvent } {
+  const error = outcome.success ? null : outcome.error ?? null;
+  const event: CompletedToolEvent = {
+    session_id: outcome.session_id,
+    tool_use_id: outcome.tool_use_id,
+    success: outcome.success,
+  };
+  if (error !== null) event.error = error;
+  return {
+    values: [outcome.success ? 1 : 0, error, outcome.session_id, outcome.tool_use_id],
+    event,
+  };
+}
+
+/** Reads a stored outcome's row (on either backend; {@linkcode storedOutcome} gives its record). */
+export const OUTCOME = new RowReader<
+  { success: number; exit_code: number | null; error: string | null }
+>("tool outcome", { success: "number", exit_code: "number?", error: "text?" });
+
+/** The record of a stored outcome's row (both backends). */
+export function storedOutcome(
+  row: { success: number; exit_code: number | null; error: string | null } | undefined,
+): StoredToolOutcome | undefined {
+  if (row === undefined) return undefined;
+  const outcome: StoredToolOutcome = { success: row.success === 1 };
+  if (row.exit_code !== null) outcome.exit_code = row.exit_code;
+  if (row.error !== null) outcome.error = row.error;
+  return outcome;
+}
 
 /** The recorded outcome of one call, if a transcript has told it yet. */
 export function findToolOutcome(
@@ -106,15 +132,10 @@ export function findToolOutcome(
   sessionId: string,
   toolUseId: string,
 ): StoredToolOutcome | undefined {
-  const row = OUTCOME.optional(
+  return storedOutcome(OUTCOME.optional(
     prepared(
       db,
       `SELECT success, exit_code, error FROM tool_outcomes WHERE session_id = ? AND tool_use_id = ?`,
     ).get(sessionId, toolUseId),
-  );
-  if (row === undefined) return undefined;
-  const outcome: StoredToolOutcome = { success: row.success === 1 };
-  if (row.exit_code !== null) outcome.exit_code = row.exit_code;
-  if (row.error !== null) outcome.error = row.error;
-  return outcome;
+  ));
 }

@@ -54,7 +54,7 @@ export interface StoredToolTexts {
 }
 
 /** Longest tool result read (its start): injected text sits near where a reader starts. */
-const RESULT_CHARS = 65_536;
+export const RESULT_CHARS = 65_536;
 
 const TOOL_TEXT = new RowReader<Omit<StoredToolText, "source">>("tool text", {
   ts: "number",
@@ -153,7 +153,8 @@ export interface StoredToolCall {
   text: string;
 }
 
-const TOOL_CALL = new RowReader<StoredToolCall>("transcript tool call", {
+/** Reads {@linkcode StoredToolCall} rows (on either backend). */
+export const TOOL_CALL = new RowReader<StoredToolCall>("transcript tool call", {
   tool_name: "text?",
   text: "text",
 });

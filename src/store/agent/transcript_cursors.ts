@@ -30,7 +30,11 @@ export interface TranscriptCursor {
   unknown_types: number;
 }
 
-const CURSOR = new RowReader<TranscriptCursor>("transcript cursor", {
+/**
+ * Reads {@linkcode TranscriptCursor} rows, and gives a cursor's values in its columns' order
+ * (on either backend).
+ */
+export const CURSOR = new RowReader<TranscriptCursor>("transcript cursor", {
   path: "text",
   agent: "text",
   byte_offset: "number",
@@ -70,16 +74,6 @@ export function saveTranscriptCursor(
         parser_state = excluded.parser_state, lines = excluded.lines, malformed = excluded.malformed,
         unknown_types = excluded.unknown_types, updated_at = excluded.updated_at
     `,
-    ).run(
-      cursor.path,
-      cursor.agent,
-      cursor.byte_offset,
-      cursor.file_size,
-      cursor.parser_state,
-      cursor.lines,
-      cursor.malformed,
-      cursor.unknown_types,
-      now,
-    );
+    ).run(...CURSOR.valuesOf(cursor), now);
   });
 }

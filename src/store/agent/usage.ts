@@ -11,7 +11,7 @@
 import type { SQLInputValue } from "node:sqlite";
 import type { CallPrice, CountedUsage } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { pickColumns, RowReader, type RowShape } from "../rows.ts";
+import { pickColumns, RowReader, type RowShape, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { applyDeltas, deltaFor, type SessionDelta } from "./session_totals.ts";
 
@@ -179,7 +179,8 @@ export function merge(old: UsageRow, u: CountedUsage): CountedUsage | undefined 
   return grew ? next : undefined;
 }
 
-const KNOWN_USAGE = new RowReader<UsageRow & { usage_key: string }>("usage", {
+/** Reads a stored call with its key (on either backend). */
+export const KNOWN_USAGE = new RowReader<UsageRow & { usage_key: string }>("usage", {
   usage_key: "text",
   ...STORED_USAGE_SHAPE,
 });
@@ -210,8 +211,11 @@ const UPDATE_USAGE = `
       WHERE usage_key = ?
     `;
 
-/** What a merge may change, in {@linkcode UPDATE_USAGE}'s order. */
-function mergedValues(row: UsageRow): SQLInputValue[] {
+/**
+ * What a merge may change, in {@linkcode UPDATE_USAGE}'s order (`model`, the counts, `calls`,
+ * `cost_usd`, `priced`; on both backends).
+ */
+export function mergedValues(row: UsageRow): SqlParam[] {
   return [
     row.model,
     row.input_tokens,
@@ -245,6 +249,55 @@ function insertNewUsage(db: DatabaseSync, rows: ReadonlyArray<[string, UsageRow]
 }
 
 /**
+ * Moves the totals of a call's session by what its stored row became (`row`) from what it
+ * was (`old`, undefined for a new call): the counts and cost by the difference, the model,
+ * context window and latest context size to the row's (both backends).
+ */
+export function countUsage(
+  deltas: Map<string, SessionDelta>,
+  row: UsageRow,
+  old: UsageRow | undefined,
+): void {
+  const delta = deltaFor(deltas, row.session_id, row.agent, row.ts);
+  delta.input += row.input_tokens - (old?.input_tokens ?? 0);
+  delta.output += row.output_tokens - (old?.output_tokens ?? 0);
+  delta.cacheRead += row.cache_read_tokens - (old?.cache_read_tokens ?? 0);
+  delta.cacheWrite += row.cache_write_tokens - (old?.cache_write_tokens ?? 0);
+  delta.reasoning += row.reasoning_tokens - (old?.reasoning_tokens ?? 0);
+  delta.cost += row.cost_usd - (old?.cost_usd ?? 0);
+  delta.unpriced += (row.priced === 0 ? row.calls : 0) -
+    (old !== undefined && old.priced === 0 ? old.calls : 0);
+  if (row.model !== null) delta.model = row.model;
+  if (row.context_window !== null) delta.contextWindow = row.context_window;
+  if (row.ts >= delta.contextAt) {
+    // What the model saw on its latest call: fresh input plus everything read from or written to cache.
+    delta.context = row.input_tokens + row.cache_read_tokens + row.cache_write_tokens;
+    delta.contextAt = row.ts;
+  }
+}
+
+/**
+ * A stored call priced again with `priceOf`: its new cost and priced flag, with its
+ * session's cost and unpriced count moved by the difference; undefined when neither changed
+ * (both backends).
+ */
+export function repriced(
+  deltas: Map<string, SessionDelta>,
+  row: UsageRow & { usage_key: string },
+  priceOf: (record: CountedUsage) => CallPrice,
+): { cost_usd: number; priced: number } | undefined {
+  const price = priceOf(asRecord(row, row.usage_key));
+  const cost = price.priced ? price.usd : 0;
+  const priced = price.priced ? 1 : 0;
+  if (cost === row.cost_usd && priced === row.priced) return undefined;
+  // Time 0: a repricing says nothing about when the session ran.
+  const delta = deltaFor(deltas, row.session_id, row.agent, 0);
+  delta.cost += cost - row.cost_usd;
+  delta.unpriced += (row.priced - priced) * row.calls;
+  return { cost_usd: cost, priced };
+}
+
+/**
  * Stores usage records and moves their sessions' totals. A new key is inserted; a key stored
  * already is merged (see {@linkcode merge}) and repriced, and its session moves by the
  * difference, so a call reported again with grown figures ends at its final figures and is
@@ -274,22 +327,7 @@ export function insertUsage(
       // A key new in this batch is inserted once, with its last merged figures.
       if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
       else changed.set(u.usage_key, row);
-      const delta = deltaFor(deltas, row.session_id, row.agent, row.ts);
-      delta.input += row.input_tokens - (old?.input_tokens ?? 0);
-      delta.output += row.output_tokens - (old?.output_tokens ?? 0);
-      delta.cacheRead += row.cache_read_tokens - (old?.cache_read_tokens ?? 0);
-      delta.cacheWrite += row.cache_write_tokens - (old?.cache_write_tokens ?? 0);
-      delta.reasoning += row.reasoning_tokens - (old?.reasoning_tokens ?? 0);
-      delta.cost += row.cost_usd - (old?.cost_usd ?? 0);
-      delta.unpriced += (row.priced === 0 ? row.calls : 0) -
-        (old !== undefined && old.priced === 0 ? old.calls : 0);
-      if (row.model !== null) delta.model = row.model;
-      if (row.context_window !== null) delta.contextWindow = row.context_window;
-      if (row.ts >= delta.contextAt) {
-        // What the model saw on its latest call: fresh input plus everything read from or written to cache.
-        delta.context = row.input_tokens + row.cache_read_tokens + row.cache_write_tokens;
-        delta.contextAt = row.ts;
-      }
+      countUsage(deltas, row, old);
     }
     insertNewUsage(db, [...fresh]);
     const update = prepared(db, UPDATE_USAGE);
@@ -323,15 +361,9 @@ export function repriceUsage(
       if (rows.length === 0) break;
       after = rows[rows.length - 1].rowid;
       for (const row of rows) {
-        const price = priceOf(asRecord(row, row.usage_key));
-        const cost = price.priced ? price.usd : 0;
-        const priced = price.priced ? 1 : 0;
-        if (cost === row.cost_usd && priced === row.priced) continue;
-        update.run(cost, priced, row.usage_key);
-        // Time 0: a repricing says nothing about when the session ran.
-        const delta = deltaFor(deltas, row.session_id, row.agent, 0);
-        delta.cost += cost - row.cost_usd;
-        delta.unpriced += (row.priced - priced) * row.calls;
+        const price = repriced(deltas, row, priceOf);
+        if (price === undefined) continue;
+        update.run(price.cost_usd, price.priced, row.usage_key);
         changed++;
       }
     }
@@ -375,7 +407,8 @@ export interface UsageBucketRow extends TokenCost {
   calls: number;
 }
 
-const USAGE_BUCKET = new RowReader<UsageBucketRow>("usage bucket", {
+/** Reads {@linkcode UsageBucketRow} rows (on either backend). */
+export const USAGE_BUCKET = new RowReader<UsageBucketRow>("usage bucket", {
   bucket: "number",
   series_key: "text",
   ...TOKEN_COST_SHAPE,
@@ -418,7 +451,8 @@ export function usageBuckets(
   );
 }
 
-const USAGE_TOTALS = new RowReader<TokenCost & { calls: number }>("usage totals", {
+/** Reads usage totals (on either backend). */
+export const USAGE_TOTALS = new RowReader<TokenCost & { calls: number }>("usage totals", {
   ...TOKEN_COST_SHAPE,
   calls: "number",
 });
@@ -442,7 +476,8 @@ export function usageTotals(
   );
 }
 
-const MODEL_CALLS = new RowReader<{ model: string; calls: number }>("model calls", {
+/** Reads calls per model (on either backend). */
+export const MODEL_CALLS = new RowReader<{ model: string; calls: number }>("model calls", {
   model: "text",
   calls: "number",
 });
@@ -473,7 +508,8 @@ export interface SessionUsageRow extends Omit<TokenCost, "unpriced_calls"> {
   priced: number;
 }
 
-const SESSION_USAGE = new RowReader<SessionUsageRow>("session usage", {
+/** Reads {@linkcode SessionUsageRow} rows (on either backend). */
+export const SESSION_USAGE = new RowReader<SessionUsageRow>("session usage", {
   ts: "number",
   model: "text?",
   input_tokens: "number",
@@ -516,7 +552,8 @@ export type CallUsageRow =
     usage_key: string;
   };
 
-const CALL_USAGE = new RowReader<CallUsageRow>("call usage", {
+/** Reads {@linkcode CallUsageRow} rows (on either backend). */
+export const CALL_USAGE = new RowReader<CallUsageRow>("call usage", {
   usage_key: "text",
   ...pickColumns(STORED_USAGE_SHAPE, [
     "ts",

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { SQLInputValue } from "node:sqlite";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader, type RowShape } from "../rows.ts";
+import { builtRows, type SqlParams } from "../params.ts";
+import { RowReader, type RowShape, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 
 /** A stored anomaly. */
@@ -60,7 +60,8 @@ const ANOMALY_SHAPE: RowShape<AnomalyRow> = {
   resolved_at: "number?",
 };
 
-const ANOMALY = new RowReader<AnomalyRow>("anomaly", ANOMALY_SHAPE);
+/** Reads {@linkcode AnomalyRow} rows (on either backend). */
+export const ANOMALY = new RowReader<AnomalyRow>("anomaly", ANOMALY_SHAPE);
 
 /** A session's unresolved anomalies, newest first. */
 export function activeAnomalies(db: DatabaseSync, sessionId: string, limit = 50): AnomalyRow[] {
@@ -87,7 +88,8 @@ export interface AnomalyHistoryRow {
   resolved_at: number | null;
 }
 
-const ANOMALY_HISTORY = new RowReader<AnomalyHistoryRow>("anomaly history", {
+/** Reads {@linkcode AnomalyHistoryRow} rows (on either backend). */
+export const ANOMALY_HISTORY = new RowReader<AnomalyHistoryRow>("anomaly history", {
   kind: "text",
   fingerprint: "text",
   first_emitted_at: "number",
@@ -140,22 +142,31 @@ const LOG_EMISSION = `
       SELECT id, ?, ? FROM anomalies WHERE session_id = ? AND fingerprint = ?
     `;
 
+/**
+ * The parameters of the upsert of an emitted anomaly (`session_id, project, kind, severity,
+ * channel, fingerprint, evidence, suggestion, related_files, first_emitted_at,
+ * last_emitted_at`, on both backends).
+ */
+export function emissionValues(emission: AnomalyEmission, now: number): SqlParam[] {
+  return [
+    emission.session_id,
+    emission.project,
+    emission.kind,
+    emission.severity,
+    emission.channel,
+    emission.fingerprint,
+    emission.evidence,
+    emission.suggestion,
+    JSON.stringify(emission.related_files),
+    emission.first_emitted_at,
+    now,
+  ];
+}
+
 /** Records one emission (every emission is logged) and marks the anomaly active. */
 export function recordEmission(db: DatabaseSync, emission: AnomalyEmission, now: number): void {
   return writing(db, () => {
-    prepared(db, RECORD_EMISSION).run(
-      emission.session_id,
-      emission.project,
-      emission.kind,
-      emission.severity,
-      emission.channel,
-      emission.fingerprint,
-      emission.evidence,
-      emission.suggestion,
-      JSON.stringify(emission.related_files),
-      emission.first_emitted_at,
-      now,
-    );
+    prepared(db, RECORD_EMISSION).run(...emissionValues(emission, now));
     prepared(db, LOG_EMISSION).run(
       now,
       emission.channel,
@@ -180,7 +191,8 @@ export function resolveAnomaly(
   });
 }
 
-const SEVERITY_COUNT = new RowReader<{ severity: string; count: number }>("severity count", {
+/** Reads counts per severity (on either backend). */
+export const SEVERITY_COUNT = new RowReader<{ severity: string; count: number }>("severity count", {
   severity: "text",
   count: "number",
 });
@@ -209,7 +221,8 @@ export interface AnomalyFeedRow extends Omit<AnomalyRow, "fingerprint"> {
 
 const { fingerprint: _fingerprint, ...FEED_ANOMALY_SHAPE } = ANOMALY_SHAPE;
 
-const ANOMALY_FEED_ROW = new RowReader<AnomalyFeedRow>("anomaly feed", {
+/** Reads {@linkcode AnomalyFeedRow} rows (on either backend). */
+export const ANOMALY_FEED_ROW = new RowReader<AnomalyFeedRow>("anomaly feed", {
   ...FEED_ANOMALY_SHAPE,
   agent: "text?",
   title: "text?",
@@ -233,46 +246,41 @@ export interface AnomalyFeedFilter {
   limit: number;
 }
 
-function anomalyWhere(
+/**
+ * The conditions of the anomalies `filter` selects, over `anomalies` as `a`, but for one
+ * facet's own (`skip`), so the facet keeps its other values as choices (both backends; values
+ * go to `p`).
+ */
+export function anomalyWhere(
   filter: AnomalyFeedFilter,
   skip: "kind" | "project" | "none",
-): { sql: string; params: SQLInputValue[] } {
-  const where = ["a.last_emitted_at >= ?"];
-  const params: SQLInputValue[] = [filter.since];
-  if (filter.kind !== undefined && skip !== "kind") {
-    where.push("a.kind = ?");
-    params.push(filter.kind);
-  }
+  p: SqlParams,
+): string {
+  const where = [`a.last_emitted_at >= ${p.add(filter.since)}`];
+  if (filter.kind !== undefined && skip !== "kind") where.push(`a.kind = ${p.add(filter.kind)}`);
   if (filter.project !== undefined && skip !== "project") {
-    where.push("coalesce(a.project, '') = ?");
-    params.push(filter.project);
+    where.push(`coalesce(a.project, '') = ${p.add(filter.project)}`);
   }
-  if (filter.severity !== undefined) {
-    where.push("a.severity = ?");
-    params.push(filter.severity);
-  }
-  if (filter.sessionId !== undefined) {
-    where.push("a.session_id = ?");
-    params.push(filter.sessionId);
-  }
+  if (filter.severity !== undefined) where.push(`a.severity = ${p.add(filter.severity)}`);
+  if (filter.sessionId !== undefined) where.push(`a.session_id = ${p.add(filter.sessionId)}`);
   if (!filter.includeResolved) where.push("a.resolved_at IS NULL");
-  return { sql: where.join(" AND "), params };
+  return where.join(" AND ");
 }
 
 /** The anomaly columns of a feed row (the session's agent and title come from its join). */
 const FEED_COLUMNS = ANOMALY_FEED_ROW.columnsOf("a", ["agent", "title"]);
 
+/** The statement of {@linkcode anomalyFeed} (on either backend; its values go to `p`). */
+export function anomalyFeedSql(filter: AnomalyFeedFilter, p: SqlParams): string {
+  return `SELECT ${FEED_COLUMNS}, s.agent, s.title
+    FROM anomalies a LEFT JOIN sessions s ON s.session_id = a.session_id
+    WHERE ${anomalyWhere(filter, "none", p)}
+    ORDER BY a.last_emitted_at DESC, a.id DESC LIMIT ${p.add(filter.limit)}`;
+}
+
 /** Anomalies matching the filter, most recently emitted first. */
 export function anomalyFeed(db: DatabaseSync, filter: AnomalyFeedFilter): AnomalyFeedRow[] {
-  const { sql, params } = anomalyWhere(filter, "none");
-  return ANOMALY_FEED_ROW.all(
-    prepared(
-      db,
-      `SELECT ${FEED_COLUMNS}, s.agent, s.title
-     FROM anomalies a LEFT JOIN sessions s ON s.session_id = a.session_id
-     WHERE ${sql} ORDER BY a.last_emitted_at DESC, a.id DESC LIMIT ?`,
-    ).all(...params, filter.limit),
-  );
+  return builtRows(db, ANOMALY_FEED_ROW, (p) => anomalyFeedSql(filter, p));
 }
 
 /** One value of a facet and how many anomalies have it. */
@@ -283,7 +291,11 @@ export interface FacetCount {
   count: number;
 }
 
-const FACET_COUNT = new RowReader<FacetCount>("facet count", { value: "text", count: "number" });
+/** Reads {@linkcode FacetCount} rows (on either backend). */
+export const FACET_COUNT = new RowReader<FacetCount>("facet count", {
+  value: "text",
+  count: "number",
+});
 
 /**
  * Counts per kind and per project of the anomalies the filter selects; each
@@ -293,22 +305,20 @@ export function anomalyFacets(
   db: DatabaseSync,
   filter: AnomalyFeedFilter,
 ): { kinds: FacetCount[]; projects: FacetCount[] } {
-  const byKind = anomalyWhere(filter, "kind");
-  const byProject = anomalyWhere(filter, "project");
   return {
-    kinds: FACET_COUNT.all(
-      prepared(
-        db,
-        `SELECT a.kind AS value, count(*) AS count FROM anomalies a WHERE ${byKind.sql}
-       GROUP BY a.kind ORDER BY count DESC LIMIT 50`,
-      ).all(...byKind.params),
+    kinds: builtRows(
+      db,
+      FACET_COUNT,
+      (p) =>
+        `SELECT a.kind AS value, count(*) AS count FROM anomalies a
+        WHERE ${anomalyWhere(filter, "kind", p)} GROUP BY a.kind ORDER BY count DESC LIMIT 50`,
     ),
-    projects: FACET_COUNT.all(
-      prepared(
-        db,
+    projects: builtRows(
+      db,
+      FACET_COUNT,
+      (p) =>
         `SELECT coalesce(a.project, '') AS value, count(*) AS count FROM anomalies a
-       WHERE ${byProject.sql} GROUP BY value ORDER BY count DESC LIMIT 50`,
-      ).all(...byProject.params),
+        WHERE ${anomalyWhere(filter, "project", p)} GROUP BY value ORDER BY count DESC LIMIT 50`,
     ),
   };
 }
@@ -330,7 +340,8 @@ export type EmittedAnomalyRow = {
   last_emitted_at: number;
 };
 
-const EMITTED_ANOMALY = new RowReader<EmittedAnomalyRow>("emitted anomaly", {
+/** Reads {@linkcode EmittedAnomalyRow} rows (on either backend). */
+export const EMITTED_ANOMALY = new RowReader<EmittedAnomalyRow>("emitted anomaly", {
   session_id: "text",
   project: "text?",
   kind: "text",

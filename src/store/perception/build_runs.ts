@@ -51,27 +51,19 @@ const BUILD_RUN_SHAPE: RowShape<BuildRunRow> = {
   output_tail: "text",
 };
 
-const BUILD_RUN = new RowReader<BuildRunRow>("build run", BUILD_RUN_SHAPE);
+/** Reads {@linkcode BuildRunRow} rows (on either backend). */
+export const BUILD_RUN = new RowReader<BuildRunRow>("build run", BUILD_RUN_SHAPE);
+
+const { id: _id, ...BUILD_RUN_INPUT_SHAPE } = BUILD_RUN_SHAPE;
+
+/** Gives a {@linkcode BuildRunInput}'s columns and values, for its insert (either backend). */
+export const BUILD_RUN_INPUT = new RowReader<BuildRunInput>("build run", BUILD_RUN_INPUT_SHAPE);
 
 /** Records a build run; returns its id. */
 export function insertBuildRun(db: DatabaseSync, run: BuildRunInput): number {
   return writing(db, () => {
-    const result = prepared(
-      db,
-      `INSERT INTO build_runs (tag, command, cwd, project, started_at, duration_ms, exit_code, errors, output_tail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      run.tag,
-      run.command,
-      run.cwd,
-      run.project,
-      run.started_at,
-      run.duration_ms,
-      run.exit_code,
-      run.errors,
-      run.output_tail,
-    );
-    return Number(result.lastInsertRowid);
+    const insert = prepared(db, BUILD_RUN_INPUT.insertSql("build_runs"));
+    return Number(insert.run(...BUILD_RUN_INPUT.valuesOf(run)).lastInsertRowid);
   });
 }
 
@@ -133,9 +125,11 @@ const BUILD_OUTCOME_SHAPE: RowShape<BuildOutcomeRow> = {
   errors: "text",
 };
 
-const BUILD_OUTCOME = new RowReader<BuildOutcomeRow>("build outcome", BUILD_OUTCOME_SHAPE);
+/** Reads {@linkcode BuildOutcomeRow} rows (on either backend). */
+export const BUILD_OUTCOME = new RowReader<BuildOutcomeRow>("build outcome", BUILD_OUTCOME_SHAPE);
 
-const PROJECT_BUILD = new RowReader<BuildOutcomeRow & { project: string }>("project build", {
+/** Reads each project's latest {@linkcode BuildOutcomeRow} (on either backend). */
+export const PROJECT_BUILD = new RowReader<BuildOutcomeRow & { project: string }>("project build", {
   project: "text",
   ...BUILD_OUTCOME_SHAPE,
 });
@@ -188,7 +182,8 @@ const NEW_BUILD_COLUMNS = ["id", "tag", "project", "exit_code", "started_at"] as
  */
 export type NewBuildRow = Pick<BuildRunRow, typeof NEW_BUILD_COLUMNS[number]>;
 
-const NEW_BUILD = new RowReader<NewBuildRow>(
+/** Reads {@linkcode NewBuildRow} rows (on either backend). */
+export const NEW_BUILD = new RowReader<NewBuildRow>(
   "new build run",
   pickColumns(BUILD_RUN_SHAPE, NEW_BUILD_COLUMNS),
 );

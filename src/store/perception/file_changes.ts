@@ -26,7 +26,8 @@ export interface FileChangeRow {
   agent: string | null;
 }
 
-const FILE_CHANGE = new RowReader<FileChangeRow>("file change", {
+/** Reads {@linkcode FileChangeRow} rows, and gives one's values for its insert (on either backend). */
+export const FILE_CHANGE = new RowReader<FileChangeRow>("file change", {
   project: "text",
   path: "text",
   kind: "text",
@@ -71,7 +72,8 @@ export interface SessionFileChangeRow {
   ts: number;
 }
 
-const SESSION_FILE_CHANGE = new RowReader<SessionFileChangeRow>("session file change", {
+/** Reads {@linkcode SessionFileChangeRow} rows (on either backend). */
+export const SESSION_FILE_CHANGE = new RowReader<SessionFileChangeRow>("session file change", {
   path: "text",
   kind: "text",
   ts: "number",

@@ -26,7 +26,8 @@ export interface GitMoveRow {
   summary: string | null;
 }
 
-const GIT_MOVE = new RowReader<GitMoveRow>("git move", {
+/** Reads {@linkcode GitMoveRow} rows, and gives one's values for its insert (on either backend). */
+export const GIT_MOVE = new RowReader<GitMoveRow>("git move", {
   project: "text",
   ts: "number",
   kind: "text",

@@ -155,8 +155,11 @@ export function readPerceptionBundle(db: DatabaseSync, query: PerceptionQuery): 
   return bundle;
 }
 
-/** The newest run by start, the highest id among equal starts (as `latestBuildRuns` orders). */
-function newestOf(runs: readonly BuildRunRow[]): BuildRunRow | undefined {
+/**
+ * The newest run by start, the highest id among equal starts (as `latestBuildRuns` orders;
+ * both backends).
+ */
+export function newestOf(runs: readonly BuildRunRow[]): BuildRunRow | undefined {
   let newest: BuildRunRow | undefined;
   for (const run of runs) {
     if (

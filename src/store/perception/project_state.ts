@@ -9,10 +9,14 @@ import { type DatabaseSync, writing } from "../database.ts";
 import { RowReader, textColumn } from "../rows.ts";
 import { prepared } from "../statements.ts";
 
-const PROJECT_STATE = new RowReader<{ state: string; refreshed_at: number }>("project state", {
-  state: "text",
-  refreshed_at: "number",
-});
+/** Reads a project's stored state (on either backend). */
+export const PROJECT_STATE = new RowReader<{ state: string; refreshed_at: number }>(
+  "project state",
+  {
+    state: "text",
+    refreshed_at: "number",
+  },
+);
 
 /** The stored project state of a root, if indexed. */
 export function getProjectState(
@@ -46,10 +50,11 @@ export function saveProjectState(
   state: string,
   refreshedAt: number,
 ): void {
-  saveKeyed(db, "project_state", ["root", "state", "refreshed_at"], [root, state, refreshedAt]);
+  saveKeyed(db, "project_state", [root, state, refreshedAt]);
 }
 
-const INJECTION = new RowReader<{ snapshot: string; ts: number }>("injection", {
+/** Reads the snapshot last injected into a session (on either backend). */
+export const INJECTION = new RowReader<{ snapshot: string; ts: number }>("injection", {
   snapshot: "text",
   ts: "number",
 });
@@ -71,25 +76,36 @@ export function saveInjection(
   snapshot: string,
   now: number,
 ): void {
-  saveKeyed(db, "injections", ["session_id", "snapshot", "ts"], [sessionId, snapshot, now]);
+  saveKeyed(db, "injections", [sessionId, snapshot, now]);
 }
 
+/** A table holding one row per key: a project's state, a session's last injection. */
+export type KeyedTable = "project_state" | "injections";
+
+/** The columns of a {@linkcode KeyedTable}'s rows: its key, its value and their time. */
+export const KEYED_COLUMNS: Readonly<Record<KeyedTable, readonly [string, string, string]>> = {
+  project_state: ["root", "state", "refreshed_at"],
+  injections: ["session_id", "snapshot", "ts"],
+};
+
 /**
- * Writes the row of a key in a table holding one row per key (a project's state, a session's
- * last injection), replacing what the row held.
+ * The statement writing the row of a key in `table`, replacing what the row held; `mark`
+ * writes the n-th placeholder (SQLite's `?` by default), so both backends run it.
  */
+export function saveKeyedSql(table: KeyedTable, mark: (n: number) => string = () => "?"): string {
+  const [key, ...rest] = KEYED_COLUMNS[table];
+  return `INSERT INTO ${table} (${KEYED_COLUMNS[table].join(", ")})
+    VALUES (${mark(1)}, ${mark(2)}, ${mark(3)})
+    ON CONFLICT (${key}) DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+}
+
+/** Writes the row of a key in a {@linkcode KeyedTable}, replacing what the row held. */
 function saveKeyed(
   db: DatabaseSync,
-  table: "project_state" | "injections",
-  columns: readonly [key: string, value: string, time: string],
+  table: KeyedTable,
   values: readonly [key: string, value: string, time: number],
 ): void {
-  const [key, ...rest] = columns;
   writing(db, () => {
-    prepared(
-      db,
-      `INSERT INTO ${table} (${columns.join(", ")}) VALUES (?, ?, ?)
-       ON CONFLICT (${key}) DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(", ")}`,
-    ).run(...values);
+    prepared(db, saveKeyedSql(table)).run(...values);
   });
 }

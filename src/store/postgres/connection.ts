@@ -16,14 +16,11 @@ import { VantageError } from "../../core/errors.ts";
 import type { Row } from "../rows.ts";
 import type { PostgresLocation } from "./store_url.ts";
 
-/** A parameter of a query: a value, or an array (for `= ANY($n)` and `unnest`). */
-export type PgValue =
-  | string
-  | number
-  | boolean
-  | null
-  | ReadonlyArray<string | null>
-  | ReadonlyArray<number | null>;
+/**
+ * A parameter of a query: a value, or an array (for `= ANY($n)` and `unnest`; its elements
+ * are of the type the statement casts it to).
+ */
+export type PgValue = string | number | boolean | null | ReadonlyArray<string | number | null>;
 
 /**
  * PostgreSQL's text cannot hold NUL, which SQLite stores: a NUL in a parameter becomes U+FFFD,

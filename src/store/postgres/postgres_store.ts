@@ -27,17 +27,21 @@ import { changeMarks, getStoreMeta, setStoreMeta } from "./store_meta.ts";
 import { pgTeamStore } from "./team/team_store.ts";
 import { pgPerceptionStore } from "./perception/perception_store.ts";
 import type { PostgresLocation } from "./store_url.ts";
-import { type PgTelemetryStore, pgTelemetryStore } from "./telemetry/telemetry_store.ts";
+import { pgTelemetryStore } from "./telemetry/telemetry_store.ts";
 
 /** The store areas that run on PostgreSQL, as people name them. */
-export const PG_READY_AREAS: readonly string[] = ["agent activity", "perception"];
+export const PG_READY_AREAS: readonly string[] = [
+  "agent activity",
+  "perception",
+  "telemetry",
+  "team people",
+];
 
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
   "document memory",
-  "telemetry (its intake and the latency, tool, error and cost reads are; traces and the rules' reads are not)",
-  "team people",
-  "the server and its operations (they still open SQLite)",
+  "OpenTelemetry intake on a team server",
+  "read-only SQL",
 ];
 
 /** An open PostgreSQL store: its pool and the areas ready on it. */
@@ -54,8 +58,8 @@ export interface PostgresStore {
   readonly messageSearch: MessageSearch<"async">;
   /** Builds, file changes, git moves, anomalies, project state. */
   readonly perception: PerceptionStore<"async">;
-  /** OpenTelemetry intake and the reads ported so far. */
-  readonly telemetry: PgTelemetryStore;
+  /** OpenTelemetry intake and its reads. */
+  readonly telemetry: TelemetryStore<"async">;
   /** Every area as one {@linkcode Store} (what operations run on); pending parts reject. */
   readonly store: Store<"async">;
   /** Closes the pool. */
@@ -106,15 +110,15 @@ export async function openPostgresStore(
 
 /**
  * The whole store on a pool (or one write's connection): a transaction hands its work the
- * same store bound to that write's connection. Document memory and the telemetry reads not
- * ported yet reject with `unavailable` (see pending_area.ts).
+ * same store bound to that write's connection. Document memory, not ported yet, rejects with
+ * `unavailable` (see pending_area.ts).
  */
 export function pgStore(q: PgQueryable): Store<"async"> {
   return {
     agent: pgAgentStore(q),
     perception: pgPerceptionStore(q),
     docs: withPending<DocsStore<"async">>({}, "document memory"),
-    telemetry: withPending<TelemetryStore<"async">>(pgTelemetryStore(q), "telemetry"),
+    telemetry: pgTelemetryStore(q),
     team: pgTeamStore(q),
     changeMarks: () => changeMarks(q),
     getStoreMeta: (key) => getStoreMeta(q, key),

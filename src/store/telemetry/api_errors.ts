@@ -7,18 +7,18 @@
  */
 import type { ApiErrorInput } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { builtRows, type BuiltStatement } from "../params.ts";
+import { RowReader, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
-import { bucketOf, type TelemetryWindow, windowRows } from "./window.ts";
+import { bucketOf, type TelemetryWindow, windowRows, type WindowStatement } from "./window.ts";
 
-/** Stores an API error; answers whether it was new. */
-export function insertApiError(db: DatabaseSync, e: ApiErrorInput): boolean {
-  const result = prepared(
-    db,
-    `INSERT OR IGNORE INTO telemetry_api_errors (error_key, agent, session_id, ts, model,
-      request_id, prompt_id, status_code, error, duration_ms, attempt, user_id, host_name)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+/**
+ * The parameters of the insert of an API error (`error_key, agent, session_id, ts, model,
+ * request_id, prompt_id, status_code, error, duration_ms, attempt, user_id, host_name`, on
+ * both backends).
+ */
+export function apiErrorValues(e: ApiErrorInput): SqlParam[] {
+  return [
     e.error_key,
     e.agent,
     e.session_id,
@@ -32,7 +32,17 @@ export function insertApiError(db: DatabaseSync, e: ApiErrorInput): boolean {
     e.attempt ?? null,
     e.user_id ?? null,
     e.host_name ?? null,
-  );
+  ];
+}
+
+/** Stores an API error; answers whether it was new. */
+export function insertApiError(db: DatabaseSync, e: ApiErrorInput): boolean {
+  const result = prepared(
+    db,
+    `INSERT OR IGNORE INTO telemetry_api_errors (error_key, agent, session_id, ts, model,
+      request_id, prompt_id, status_code, error, duration_ms, attempt, user_id, host_name)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(...apiErrorValues(e));
   return Number(result.changes) > 0;
 }
 
@@ -58,7 +68,8 @@ export interface ApiErrorRow {
   duration_ms: number | null;
 }
 
-const API_ERROR = new RowReader<ApiErrorRow>("API error", {
+/** Reads {@linkcode ApiErrorRow} rows (on either backend). */
+export const API_ERROR = new RowReader<ApiErrorRow>("API error", {
   ts: "number",
   agent: "text",
   session_id: "text",
@@ -70,45 +81,64 @@ const API_ERROR = new RowReader<ApiErrorRow>("API error", {
   duration_ms: "number?",
 });
 
-const BUCKET_COUNT = new RowReader<{ bucket: number; n: number }>("bucket count", {
+/** Reads counts per bucket (on either backend). */
+export const BUCKET_COUNT = new RowReader<{ bucket: number; n: number }>("bucket count", {
   bucket: "number",
   n: "number",
 });
 
-const STATUS_COUNT = new RowReader<{ status_code: number | null; errors: number }>(
+/** Reads errors per status (on either backend). */
+export const STATUS_COUNT = new RowReader<{ status_code: number | null; errors: number }>(
   "errors per status",
   { status_code: "number?", errors: "number" },
 );
 
-/** API errors and model calls per bucket, errors per status, and the latest errors. */
-export function apiErrorSummary(
-  db: DatabaseSync,
-  window: TelemetryWindow,
-  bucketMs: number,
-  limit: number,
-): {
+/** What {@linkcode apiErrorSummary} answers. */
+export interface ApiErrorSummary {
+  /** API errors and successful model calls per bucket. */
   buckets: Array<{ bucket: number; errors: number; calls: number }>;
+  /** Errors per HTTP status, most first. */
   byStatus: Array<{ status_code: number | null; errors: number }>;
+  /** The latest errors. */
   recent: ApiErrorRow[];
+}
+
+/**
+ * The statements of {@linkcode apiErrorSummary} (either backend): API errors per bucket
+ * ({@linkcode BUCKET_COUNT}), successful model calls per bucket (failed attempts are the
+ * errors), errors per status ({@linkcode STATUS_COUNT}) and the latest errors
+ * ({@linkcode API_ERROR}).
+ */
+export function apiErrorSummarySql(bucketMs: number, limit: number): {
+  errors: WindowStatement;
+  calls: WindowStatement;
+  byStatus: WindowStatement;
+  recent: WindowStatement;
 } {
   const bucket = bucketOf(bucketMs);
-  const errors = windowRows(
-    db,
-    BUCKET_COUNT,
-    window,
-    (agents) =>
+  return {
+    errors: (w) =>
       `SELECT ${bucket} AS bucket, count(*) AS n FROM telemetry_api_errors
-    WHERE ts >= ? AND ts < ? ${agents} GROUP BY bucket`,
-  );
-  // A successful call is a model call that did not fail; failed attempts are the errors.
-  const calls = windowRows(
-    db,
-    BUCKET_COUNT,
-    window,
-    (agents) =>
+      WHERE ${w.range} ${w.agents} GROUP BY 1`,
+    calls: (w) =>
       `SELECT ${bucket} AS bucket, count(*) AS n FROM telemetry_model_calls
-    WHERE ts >= ? AND ts < ? AND coalesce(success, 1) = 1 ${agents} GROUP BY bucket`,
-  );
+      WHERE ${w.range} AND coalesce(success, 1) = 1 ${w.agents} GROUP BY 1`,
+    byStatus: (w) =>
+      `SELECT status_code, count(*) AS errors FROM telemetry_api_errors
+      WHERE ${w.range} ${w.agents} GROUP BY status_code ORDER BY errors DESC`,
+    recent: (w) =>
+      `SELECT ${API_ERROR.columns} FROM telemetry_api_errors WHERE ${w.range} ${w.agents}
+      ORDER BY ts DESC LIMIT ${w.p.add(limit)}`,
+  };
+}
+
+/** The summary of what {@linkcode apiErrorSummarySql}'s statements read (either backend). */
+export function apiErrorSummaryOf(
+  errors: ReadonlyArray<{ bucket: number; n: number }>,
+  calls: ReadonlyArray<{ bucket: number; n: number }>,
+  byStatus: ApiErrorSummary["byStatus"],
+  recent: ApiErrorRow[],
+): ApiErrorSummary {
   const merged = new Map<number, { bucket: number; errors: number; calls: number }>();
   for (const row of errors) merged.set(row.bucket, { bucket: row.bucket, errors: row.n, calls: 0 });
   for (const row of calls) {
@@ -116,29 +146,27 @@ export function apiErrorSummary(
     entry.calls = row.n;
     merged.set(row.bucket, entry);
   }
-  const byStatus = windowRows(
-    db,
-    STATUS_COUNT,
-    window,
-    (agents) =>
-      `SELECT status_code, count(*) AS errors FROM telemetry_api_errors
-    WHERE ts >= ? AND ts < ? ${agents} GROUP BY status_code ORDER BY errors DESC`,
-  );
-  const recent = windowRows(
-    db,
-    API_ERROR,
-    window,
-    (agents) =>
-      `SELECT ${API_ERROR.columns}
-      FROM telemetry_api_errors WHERE ts >= ? AND ts < ? ${agents}
-      ORDER BY ts DESC LIMIT ?`,
-    limit,
-  );
   return {
     buckets: [...merged.values()].sort((a, b) => a.bucket - b.bucket),
     byStatus,
     recent,
   };
+}
+
+/** API errors and model calls per bucket, errors per status, and the latest errors. */
+export function apiErrorSummary(
+  db: DatabaseSync,
+  window: TelemetryWindow,
+  bucketMs: number,
+  limit: number,
+): ApiErrorSummary {
+  const sql = apiErrorSummarySql(bucketMs, limit);
+  return apiErrorSummaryOf(
+    windowRows(db, BUCKET_COUNT, window, sql.errors),
+    windowRows(db, BUCKET_COUNT, window, sql.calls),
+    windowRows(db, STATUS_COUNT, window, sql.byStatus),
+    windowRows(db, API_ERROR, window, sql.recent),
+  );
 }
 
 /** An API error of one session, as the error-burst rule reads it. */
@@ -153,7 +181,8 @@ export interface SessionApiErrorRow {
   model: string | null;
 }
 
-const SESSION_API_ERROR = new RowReader<SessionApiErrorRow>("session API error", {
+/** Reads {@linkcode SessionApiErrorRow} rows (on either backend). */
+export const SESSION_API_ERROR = new RowReader<SessionApiErrorRow>("session API error", {
   ts: "number",
   status_code: "number?",
   error: "text?",
@@ -163,17 +192,19 @@ const SESSION_API_ERROR = new RowReader<SessionApiErrorRow>("session API error",
 /** Most API errors one session read answers (a burst needs far fewer). */
 const SESSION_ERRORS_READ = 500;
 
+/** The statement of {@linkcode sessionApiErrors}, newest first (either backend). */
+export function sessionApiErrorsSql(sessionId: string, since: number): BuiltStatement {
+  return (p) =>
+    `SELECT ${SESSION_API_ERROR.columns} FROM telemetry_api_errors
+    WHERE session_id = ${p.add(sessionId)} AND ts >= ${p.add(since)}
+    ORDER BY ts DESC LIMIT ${SESSION_ERRORS_READ}`;
+}
+
 /** The session's API errors since `since` (the latest 500), oldest first. */
 export function sessionApiErrors(
   db: DatabaseSync,
   sessionId: string,
   since: number,
 ): SessionApiErrorRow[] {
-  return SESSION_API_ERROR.all(
-    prepared(
-      db,
-      `SELECT ${SESSION_API_ERROR.columns} FROM telemetry_api_errors
-      WHERE session_id = ? AND ts >= ? ORDER BY ts DESC LIMIT ${SESSION_ERRORS_READ}`,
-    ).all(sessionId, since),
-  ).reverse();
+  return builtRows(db, SESSION_API_ERROR, sessionApiErrorsSql(sessionId, since)).reverse();
 }

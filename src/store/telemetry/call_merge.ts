@@ -90,8 +90,8 @@ export function columnIndex<R extends CallRecord, S extends StoredCall>(
   return table.columns.indexOf(column);
 }
 
-/** A record's value as bound to a statement: booleans as 1 or 0, absent as NULL. */
-function sqlValue(value: unknown): SqlValue {
+/** A record's value as bound to a statement: booleans as 1 or 0, absent as NULL (both backends). */
+export function sqlValue(value: unknown): SqlValue {
   if (typeof value === "string" || typeof value === "number") return value;
   if (typeof value === "boolean") return value ? 1 : 0;
   return null;

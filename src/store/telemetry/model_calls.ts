@@ -22,6 +22,7 @@ import { RowReader } from "../rows.ts";
 import {
   AGENT,
   type CallRow,
+  type CallTable,
   callTable,
   columnIndex,
   KEY,
@@ -35,10 +36,12 @@ import {
 import { findTranscriptUsageKey, withdrawTelemetryUsage } from "./settle.ts";
 import {
   bucketOf,
+  PERCENTILE,
   type PercentileRow,
-  percentiles,
+  percentilesSql,
   type TelemetryWindow,
   windowRows,
+  type WindowStatement,
 } from "./window.ts";
 
 /** The usage key telemetry's own count of a call is stored under. */
@@ -47,7 +50,7 @@ export function telemetryUsageKey(callKey: string): string {
 }
 
 /** A stored model call, every column. */
-type ModelCallRow = {
+export type ModelCallRow = {
   call_key: string;
   agent: string;
   session_id: string;
@@ -76,7 +79,7 @@ type ModelCallRow = {
 };
 
 /** The merged model calls: what a record carries, then how the call is counted. */
-const MODEL_CALLS = callTable<ModelCallInput, ModelCallRow>(
+export const MODEL_CALLS: CallTable<ModelCallInput, ModelCallRow> = callTable(
   "telemetry_model_calls",
   [
     "model",
@@ -263,39 +266,60 @@ export interface ModelCallCount {
   errors: number;
 }
 
-const MODEL_CALL_COUNT = new RowReader<ModelCallCount>("model call count", {
+/** Reads {@linkcode ModelCallCount} rows (on either backend). */
+export const MODEL_CALL_COUNT = new RowReader<ModelCallCount>("model call count", {
   key: "text",
   bucket: "number",
   calls: "number",
   errors: "number",
 });
 
+/** What {@linkcode modelLatency} answers. */
+export interface ModelLatency {
+  /** Duration percentiles per model, overall (bucket 0), then per bucket. */
+  duration: PercentileRow[];
+  /** Time-to-first-token percentiles, the same way. */
+  ttft: PercentileRow[];
+  /** Calls and failures per model and bucket. */
+  calls: ModelCallCount[];
+}
+
+/**
+ * The statements of {@linkcode modelLatency} (either backend): the duration and the
+ * time-to-first-token percentiles ({@linkcode PERCENTILE}) overall and, for a bucket size,
+ * per bucket; and calls per model and bucket ({@linkcode MODEL_CALL_COUNT}).
+ */
+export function modelLatencySql(
+  bucketMs: number,
+): { duration: WindowStatement[]; ttft: WindowStatement[]; calls: WindowStatement } {
+  const model = "coalesce(model, 'unknown')";
+  const buckets = bucketMs > 0 ? [0, bucketMs] : [0];
+  const of = (value: string) =>
+    buckets.map((ms) => percentilesSql("telemetry_model_calls", model, value, ms));
+  return {
+    duration: of("duration_ms"),
+    ttft: of("ttft_ms"),
+    calls: (w) =>
+      `SELECT * FROM (
+        SELECT ${model} AS key, ${bucketOf(bucketMs)} AS bucket, count(*) AS calls,
+          sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS errors
+        FROM telemetry_model_calls WHERE ${w.range} ${w.agents}
+        GROUP BY 1, 2
+      ) counted ORDER BY ${w.p.bytewise("key")}, bucket`,
+  };
+}
+
 /** Latency and time-to-first-token percentiles per model, overall and per bucket. */
 export function modelLatency(
   db: DatabaseSync,
   window: TelemetryWindow,
   bucketMs: number,
-): { duration: PercentileRow[]; ttft: PercentileRow[]; calls: ModelCallCount[] } {
-  const model = "coalesce(model, 'unknown')";
-  const both = (ms: number) => ({
-    duration: percentiles(db, "telemetry_model_calls", model, "duration_ms", window, ms),
-    ttft: percentiles(db, "telemetry_model_calls", model, "ttft_ms", window, ms),
-  });
-  const overall = both(0);
-  const bucketed = bucketMs > 0 ? both(bucketMs) : { duration: [], ttft: [] };
-  const calls = windowRows(
-    db,
-    MODEL_CALL_COUNT,
-    window,
-    (agents) =>
-      `SELECT ${model} AS key, ${bucketOf(bucketMs)} AS bucket, count(*) AS calls,
-      sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS errors
-    FROM telemetry_model_calls WHERE ts >= ? AND ts < ? ${agents}
-    GROUP BY key, bucket ORDER BY key, bucket`,
-  );
+): ModelLatency {
+  const sql = modelLatencySql(bucketMs);
+  const percentiles = (statement: WindowStatement) => windowRows(db, PERCENTILE, window, statement);
   return {
-    duration: [...overall.duration, ...bucketed.duration],
-    ttft: [...overall.ttft, ...bucketed.ttft],
-    calls,
+    duration: sql.duration.flatMap(percentiles),
+    ttft: sql.ttft.flatMap(percentiles),
+    calls: windowRows(db, MODEL_CALL_COUNT, window, sql.calls),
   };
 }

@@ -11,10 +11,11 @@
  * @module
  */
 import type { DatabaseSync } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { RowReader, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 
-const USAGE_KEY = new RowReader<{ usage_key: string }>("usage key", { usage_key: "text" });
+/** Reads a usage key (on either backend). */
+export const USAGE_KEY = new RowReader<{ usage_key: string }>("usage key", { usage_key: "text" });
 
 /**
  * The usage key the transcript stored a call under, found by the provider's request id. Only
@@ -46,19 +47,29 @@ export function sessionHasTranscript(db: DatabaseSync, sessionId: string): boole
 }
 
 /** What a usage row added to its session's totals. */
-interface UsageFigures {
+export interface UsageFigures {
+  /** Session. */
   session_id: string;
+  /** Uncached input tokens. */
   input_tokens: number;
+  /** Output tokens. */
   output_tokens: number;
+  /** Cache reads. */
   cache_read_tokens: number;
+  /** Cache writes. */
   cache_write_tokens: number;
+  /** Reasoning tokens. */
   reasoning_tokens: number;
+  /** Cost, USD. */
   cost_usd: number;
+  /** 0 when no price fits. */
   priced: number;
+  /** Calls. */
   calls: number;
 }
 
-const USAGE_FIGURES = new RowReader<UsageFigures>("usage", {
+/** Reads {@linkcode UsageFigures} (on either backend). */
+export const USAGE_FIGURES = new RowReader<UsageFigures>("usage", {
   session_id: "text",
   input_tokens: "number",
   output_tokens: "number",
@@ -82,15 +93,22 @@ function parentOf(db: DatabaseSync, sessionId: string): string | undefined {
   )?.parent ?? undefined;
 }
 
-interface LinkedCall {
+/** A model call as settling reads it: how it is linked and counted. */
+export interface LinkedCall {
+  /** Merge key. */
   call_key: string;
+  /** Agent. */
   agent: string;
+  /** The provider's request id. */
   request_id: string | null;
+  /** The usage row that counts it. */
   usage_key: string | null;
+  /** 1: telemetry's own usage row counts it. */
   counted: number;
 }
 
-const LINKED_CALL = new RowReader<LinkedCall>("model call", {
+/** Reads {@linkcode LinkedCall} rows (on either backend). */
+export const LINKED_CALL = new RowReader<LinkedCall>("model call", {
   call_key: "text",
   agent: "text",
   request_id: "text?",
@@ -99,6 +117,23 @@ const LINKED_CALL = new RowReader<LinkedCall>("model call", {
 });
 
 const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
+
+/**
+ * What withdrawing a usage row takes from its session's totals: the parameters of the update
+ * that subtracts it (`input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+ * reasoning_tokens, cost_usd, unpriced_calls`, then the session; both backends).
+ */
+export function withdrawalValues(row: UsageFigures): SqlParam[] {
+  return [
+    row.input_tokens,
+    row.output_tokens,
+    row.cache_read_tokens,
+    row.cache_write_tokens,
+    row.reasoning_tokens,
+    row.cost_usd,
+    row.priced === 0 ? row.calls : 0,
+  ];
+}
 
 /**
  * Deletes telemetry's own usage row `usageKey` and moves its session's totals (and the
@@ -121,16 +156,7 @@ export function withdrawTelemetryUsage(db: DatabaseSync, usageKey: string): void
   );
   for (const session of [row.session_id, parentOf(db, row.session_id)]) {
     if (session === undefined) continue;
-    subtract.run(
-      row.input_tokens,
-      row.output_tokens,
-      row.cache_read_tokens,
-      row.cache_write_tokens,
-      row.reasoning_tokens,
-      row.cost_usd,
-      row.priced === 0 ? row.calls : 0,
-      session,
-    );
+    subtract.run(...withdrawalValues(row), session);
   }
 }
 

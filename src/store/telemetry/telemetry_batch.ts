@@ -27,6 +27,8 @@ import {
   writersWaiting,
   writing,
 } from "../database.ts";
+import type { SqlParam } from "../rows.ts";
+import { SQLITE_UPSERT, upsertSql, type UpsertTable } from "../upserts.ts";
 import { prepared } from "../statements.ts";
 import { insertApiError } from "./api_errors.ts";
 import { type PreparedModelCalls, prepareModelCalls, storeModelCalls } from "./model_calls.ts";
@@ -181,6 +183,33 @@ function storePart(
 }
 
 /**
+ * The upsert of a session's user and host as telemetry tells them (both backends; its
+ * parameters are {@linkcode telemetrySessionValues}): what is known stays unless told anew,
+ * and the times only widen.
+ */
+export const TELEMETRY_SESSION_UPSERT: UpsertTable = {
+  table: "telemetry_sessions",
+  key: "session_id",
+  columns: {
+    session_id: "insert",
+    agent: "insert",
+    service: "latest",
+    service_version: "latest",
+    user_id: "latest",
+    user_email: "latest",
+    organization_id: "latest",
+    host_name: "latest",
+    host_arch: "latest",
+    os_type: "latest",
+    terminal_type: "latest",
+    first_seen: "least",
+    last_seen: "greatest",
+  },
+};
+
+const UPSERT_TELEMETRY_SESSION = upsertSql(TELEMETRY_SESSION_UPSERT, SQLITE_UPSERT);
+
+/**
  * The session in `sessions` (so telemetry-only sessions are listed like any other) and its
  * user and host in `telemetry_sessions`. A transcript's facts (cwd, project, model) are left as
  * they are; times only widen.
@@ -195,25 +224,16 @@ function upsertSession(db: DatabaseSync, s: TelemetrySessionInput): void {
         ELSE min(sessions.started_at, excluded.started_at) END,
       last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at)`,
   ).run(s.session_id, s.agent, s.first_seen, s.last_seen);
-  prepared(
-    db,
-    `INSERT INTO telemetry_sessions (session_id, agent, service, service_version, user_id,
-      user_email, organization_id, host_name, host_arch, os_type, terminal_type, first_seen,
-      last_seen)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (session_id) DO UPDATE SET
-      service = coalesce(excluded.service, telemetry_sessions.service),
-      service_version = coalesce(excluded.service_version, telemetry_sessions.service_version),
-      user_id = coalesce(excluded.user_id, telemetry_sessions.user_id),
-      user_email = coalesce(excluded.user_email, telemetry_sessions.user_email),
-      organization_id = coalesce(excluded.organization_id, telemetry_sessions.organization_id),
-      host_name = coalesce(excluded.host_name, telemetry_sessions.host_name),
-      host_arch = coalesce(excluded.host_arch, telemetry_sessions.host_arch),
-      os_type = coalesce(excluded.os_type, telemetry_sessions.os_type),
-      terminal_type = coalesce(excluded.terminal_type, telemetry_sessions.terminal_type),
-      first_seen = min(telemetry_sessions.first_seen, excluded.first_seen),
-      last_seen = max(telemetry_sessions.last_seen, excluded.last_seen)`,
-  ).run(
+  prepared(db, UPSERT_TELEMETRY_SESSION).run(...telemetrySessionValues(s));
+}
+
+/**
+ * The parameters of the upsert of a session's telemetry facts (`session_id, agent, service,
+ * service_version, user_id, user_email, organization_id, host_name, host_arch, os_type,
+ * terminal_type, first_seen, last_seen`, on both backends).
+ */
+export function telemetrySessionValues(s: TelemetrySessionInput): SqlParam[] {
+  return [
     s.session_id,
     s.agent,
     s.service ?? null,
@@ -227,5 +247,5 @@ function upsertSession(db: DatabaseSync, s: TelemetrySessionInput): void {
     s.terminal_type ?? null,
     s.first_seen,
     s.last_seen,
-  );
+  ];
 }

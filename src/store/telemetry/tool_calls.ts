@@ -9,9 +9,11 @@
  */
 import type { ToolCallInput } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../database.ts";
-import { numberColumn, RowReader } from "../rows.ts";
+import { builtRows, type BuiltStatement } from "../params.ts";
+import { RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import {
+  type CallTable,
   callTable,
   columnIndex,
   mergeCalls,
@@ -20,10 +22,17 @@ import {
   SESSION,
   writeCalls,
 } from "./call_merge.ts";
-import { type PercentileRow, percentiles, type TelemetryWindow, windowRows } from "./window.ts";
+import {
+  PERCENTILE,
+  type PercentileRow,
+  percentilesSql,
+  type TelemetryWindow,
+  windowRows,
+  type WindowStatement,
+} from "./window.ts";
 
 /** A stored tool call, every column. */
-type ToolCallRow = {
+export type ToolCallRow = {
   call_key: string;
   agent: string;
   session_id: string;
@@ -45,7 +54,7 @@ type ToolCallRow = {
 };
 
 /** The merged tool calls: what a record carries, then whether its session counts it. */
-const TOOL_CALLS = callTable<ToolCallInput, ToolCallRow>(
+export const TOOL_CALLS: CallTable<ToolCallInput, ToolCallRow> = callTable(
   "telemetry_tool_calls",
   [
     "tool_name",
@@ -141,7 +150,8 @@ export interface ToolStatsRow {
   max_ms: number | null;
 }
 
-const TOOL_STATS = new RowReader<ToolStatsRow>("tool stats", {
+/** Reads {@linkcode ToolStatsRow} rows (on either backend). */
+export const TOOL_STATS = new RowReader<ToolStatsRow>("tool stats", {
   tool_name: "text",
   calls: "number",
   succeeded: "number",
@@ -150,32 +160,33 @@ const TOOL_STATS = new RowReader<ToolStatsRow>("tool stats", {
   max_ms: "number?",
 });
 
-/** Calls, outcomes and durations per tool. */
-export function toolStats(db: DatabaseSync, window: TelemetryWindow): ToolStatsRow[] {
-  return windowRows(
-    db,
-    TOOL_STATS,
-    window,
-    (agents) =>
-      `SELECT coalesce(tool_name, 'unknown') AS tool_name, count(*) AS calls,
+/** The statement of {@linkcode toolStats} (either backend). */
+export const toolStatsSql: WindowStatement = (w) =>
+  `SELECT * FROM (
+    SELECT coalesce(tool_name, 'unknown') AS tool_name, count(*) AS calls,
       sum(CASE WHEN success = 1 THEN 1 ELSE 0 END) AS succeeded,
       sum(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failed,
       avg(duration_ms) AS avg_ms, max(duration_ms) AS max_ms
-    FROM telemetry_tool_calls WHERE ts >= ? AND ts < ? ${agents}
-    GROUP BY tool_name ORDER BY calls DESC, tool_name`,
-  );
+    FROM telemetry_tool_calls WHERE ${w.range} ${w.agents}
+    GROUP BY 1
+  ) stats ORDER BY calls DESC, ${w.p.bytewise("tool_name")}`;
+
+/** Calls, outcomes and durations per tool. */
+export function toolStats(db: DatabaseSync, window: TelemetryWindow): ToolStatsRow[] {
+  return windowRows(db, TOOL_STATS, window, toolStatsSql);
 }
+
+/** The statement of {@linkcode toolDurations} (either backend). */
+export const toolDurationsSql: WindowStatement = percentilesSql(
+  "telemetry_tool_calls",
+  "coalesce(tool_name, 'unknown')",
+  "duration_ms",
+  0,
+);
 
 /** p50 and p95 duration per tool. */
 export function toolDurations(db: DatabaseSync, window: TelemetryWindow): PercentileRow[] {
-  return percentiles(
-    db,
-    "telemetry_tool_calls",
-    "coalesce(tool_name, 'unknown')",
-    "duration_ms",
-    window,
-    0,
-  );
+  return windowRows(db, PERCENTILE, window, toolDurationsSql);
 }
 
 /** A failed tool call. */
@@ -198,7 +209,8 @@ export interface ToolFailureRow {
   tool_use_id: string | null;
 }
 
-const TOOL_FAILURE = new RowReader<ToolFailureRow>("tool failure", {
+/** Reads {@linkcode ToolFailureRow} rows (on either backend). */
+export const TOOL_FAILURE = new RowReader<ToolFailureRow>("tool failure", {
   ts: "number",
   agent: "text",
   session_id: "text",
@@ -209,22 +221,21 @@ const TOOL_FAILURE = new RowReader<ToolFailureRow>("tool failure", {
   tool_use_id: "text?",
 });
 
+/** The statement of {@linkcode recentToolFailures} (either backend). */
+export function recentToolFailuresSql(limit: number): WindowStatement {
+  return (w) =>
+    `SELECT ${TOOL_FAILURE.columns}
+    FROM telemetry_tool_calls WHERE ${w.range} AND success = 0 ${w.agents}
+    ORDER BY ts DESC LIMIT ${w.p.add(limit)}`;
+}
+
 /** The latest failed tool calls. */
 export function recentToolFailures(
   db: DatabaseSync,
   window: TelemetryWindow,
   limit: number,
 ): ToolFailureRow[] {
-  return windowRows(
-    db,
-    TOOL_FAILURE,
-    window,
-    (agents) =>
-      `SELECT ${TOOL_FAILURE.columns}
-      FROM telemetry_tool_calls WHERE ts >= ? AND ts < ? AND success = 0 ${agents}
-      ORDER BY ts DESC LIMIT ?`,
-    limit,
-  );
+  return windowRows(db, TOOL_FAILURE, window, recentToolFailuresSql(limit));
 }
 
 /** A timed tool call of one session. */
@@ -239,12 +250,29 @@ export interface SessionToolCallRow {
   duration_ms: number;
 }
 
-const SESSION_TOOL_CALL = new RowReader<SessionToolCallRow>("session tool call", {
+/** Reads {@linkcode SessionToolCallRow} rows (on either backend). */
+export const SESSION_TOOL_CALL = new RowReader<SessionToolCallRow>("session tool call", {
   ts: "number",
   agent: "text",
   tool_name: "text",
   duration_ms: "number",
 });
+
+/** The statement of {@linkcode sessionToolCalls} (either backend). */
+export function sessionToolCallsSql(
+  sessionId: string,
+  since: number,
+  perTool: number,
+): BuiltStatement {
+  return (p) =>
+    `SELECT ${SESSION_TOOL_CALL.columns} FROM (
+      SELECT ts, agent, tool_name, duration_ms,
+        row_number() OVER (PARTITION BY tool_name ORDER BY ts DESC) AS rn
+      FROM telemetry_tool_calls
+      WHERE session_id = ${p.add(sessionId)} AND ts >= ${p.add(since)} AND tool_name IS NOT NULL
+        AND duration_ms IS NOT NULL
+    ) latest WHERE rn <= ${p.add(perTool)} ORDER BY ts`;
+}
 
 /**
  * The latest `perTool` timed calls of each tool of the session since `since`, oldest first
@@ -256,17 +284,26 @@ export function sessionToolCalls(
   since: number,
   perTool: number,
 ): SessionToolCallRow[] {
-  return SESSION_TOOL_CALL.all(
-    prepared(
-      db,
-      `SELECT ${SESSION_TOOL_CALL.columns} FROM (
-        SELECT ts, agent, tool_name, duration_ms,
-          row_number() OVER (PARTITION BY tool_name ORDER BY ts DESC) AS rn
-        FROM telemetry_tool_calls
-        WHERE session_id = ? AND ts >= ? AND tool_name IS NOT NULL AND duration_ms IS NOT NULL
-      ) WHERE rn <= ? ORDER BY ts`,
-    ).all(sessionId, since, perTool),
-  );
+  return builtRows(db, SESSION_TOOL_CALL, sessionToolCallsSql(sessionId, since, perTool));
+}
+
+/** Reads a duration (on either backend). */
+export const DURATION = new RowReader<{ duration_ms: number }>("duration", {
+  duration_ms: "number",
+});
+
+/** The statement of {@linkcode toolDurationsBefore} (either backend). */
+export function toolDurationsBeforeSql(
+  agent: string,
+  toolName: string,
+  before: number,
+  limit: number,
+): BuiltStatement {
+  return (p) =>
+    `SELECT duration_ms FROM telemetry_tool_calls
+    WHERE tool_name = ${p.add(toolName)} AND ts < ${p.add(before)} AND agent = ${p.add(agent)}
+      AND duration_ms IS NOT NULL
+    ORDER BY ts DESC LIMIT ${p.add(limit)}`;
 }
 
 /**
@@ -280,13 +317,6 @@ export function toolDurationsBefore(
   before: number,
   limit: number,
 ): number[] {
-  return numberColumn(
-    prepared(
-      db,
-      `SELECT duration_ms FROM telemetry_tool_calls
-      WHERE tool_name = ? AND ts < ? AND agent = ? AND duration_ms IS NOT NULL
-      ORDER BY ts DESC LIMIT ?`,
-    ).all(toolName, before, agent, limit),
-    "duration_ms",
-  );
+  const sql = toolDurationsBeforeSql(agent, toolName, before, limit);
+  return builtRows(db, DURATION, sql).map((row) => row.duration_ms);
 }

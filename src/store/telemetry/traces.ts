@@ -11,13 +11,19 @@
  */
 import type { DatabaseSync } from "../database.ts";
 import { RowReader } from "../rows.ts";
-import { type TelemetryWindow, windowRow, windowRows } from "./window.ts";
+import {
+  type TelemetryWindow,
+  windowRow,
+  windowRows,
+  type WindowSql,
+  type WindowStatement,
+} from "./window.ts";
 
 /**
  * The window's model calls with their question, context and cost, as a CTE named `c`; the
- * window's filter (`agents`, see window.ts) applies to the calls.
+ * window's agent filter applies to the calls.
  */
-function callsCte(agents: string): string {
+function callsCte(w: WindowSql): string {
   return `c AS (
     SELECT t.session_id, t.agent, t.ts, t.model, t.finish_reason,
       coalesce(t.prompt_id, t.trace_id, t.call_key) AS question,
@@ -27,8 +33,8 @@ function callsCte(agents: string): string {
       coalesce(t.output_tokens, 0) AS output, coalesce(t.outside_transcript, 0) AS side,
       CASE WHEN u.priced = 1 THEN u.cost_usd ELSE t.cost_usd END AS cost,
       CASE WHEN coalesce(t.input_tokens, 0) + coalesce(t.output_tokens, 0) > 0
-        AND (u.priced IS NOT 1 AND t.cost_usd IS NULL) THEN 1 ELSE 0 END AS unpriced
-    FROM (SELECT * FROM telemetry_model_calls WHERE ts >= ? AND ts < ? ${agents}) t
+        AND (u.priced IS DISTINCT FROM 1 AND t.cost_usd IS NULL) THEN 1 ELSE 0 END AS unpriced
+    FROM (SELECT * FROM telemetry_model_calls WHERE ${w.range} ${w.agents}) t
     LEFT JOIN usage u ON u.usage_key = t.usage_key
   )`;
 }
@@ -47,7 +53,8 @@ export interface TraceTotals {
   unpriced_calls: number;
 }
 
-const TRACE_TOTALS = new RowReader<TraceTotals>("trace totals", {
+/** Reads {@linkcode TraceTotals} (on either backend). */
+export const TRACE_TOTALS = new RowReader<TraceTotals>("trace totals", {
   conversations: "number",
   questions: "number",
   calls: "number",
@@ -55,14 +62,17 @@ const TRACE_TOTALS = new RowReader<TraceTotals>("trace totals", {
   unpriced_calls: "number",
 });
 
+/** The statement of {@linkcode traceTotals} (either backend). */
+export const traceTotalsSql: WindowStatement = (w) =>
+  `WITH ${callsCte(w)}
+  SELECT count(DISTINCT session_id) AS conversations,
+    count(DISTINCT ${w.p.pair("session_id", "question")}) AS questions, count(*) AS calls,
+    coalesce(sum(cost), 0) AS cost_usd, coalesce(sum(unpriced), 0) AS unpriced_calls
+  FROM c`;
+
 /** Totals of the window. */
 export function traceTotals(db: DatabaseSync, window: TelemetryWindow): TraceTotals {
-  return windowRow(db, TRACE_TOTALS, window, (agents) =>
-    `WITH ${callsCte(agents)}
-    SELECT count(DISTINCT session_id) AS conversations,
-      count(DISTINCT session_id || char(0) || question) AS questions, count(*) AS calls,
-      coalesce(sum(cost), 0) AS cost_usd, coalesce(sum(unpriced), 0) AS unpriced_calls
-    FROM c`);
+  return windowRow(db, TRACE_TOTALS, window, traceTotalsSql);
 }
 
 /** Cost per question: the spread over every question of the window with a priced call. */
@@ -79,7 +89,8 @@ export interface QuestionCostSpread {
   max: number | null;
 }
 
-const QUESTION_COST_SPREAD = new RowReader<QuestionCostSpread>("question cost spread", {
+/** Reads a {@linkcode QuestionCostSpread} (on either backend). */
+export const QUESTION_COST_SPREAD = new RowReader<QuestionCostSpread>("question cost spread", {
   questions: "number",
   avg: "number?",
   p50: "number?",
@@ -87,19 +98,22 @@ const QUESTION_COST_SPREAD = new RowReader<QuestionCostSpread>("question cost sp
   max: "number?",
 });
 
+/** The statement of {@linkcode questionCostSpread} (either backend). */
+export const questionCostSpreadSql: WindowStatement = (w) =>
+  `WITH ${callsCte(w)},
+  q AS (
+    SELECT sum(cost) AS cost FROM c GROUP BY session_id, question HAVING count(cost) > 0
+  ), r AS (
+    SELECT cost, row_number() OVER (ORDER BY cost) AS rn, count(*) OVER () AS n FROM q
+  )
+  SELECT count(*) AS questions, avg(cost) AS avg,
+    max(CASE WHEN rn = (50 * n + 99) / 100 THEN cost END) AS p50,
+    max(CASE WHEN rn = (95 * n + 99) / 100 THEN cost END) AS p95, max(cost) AS max
+  FROM r`;
+
 /** The spread of cost per question. */
 export function questionCostSpread(db: DatabaseSync, window: TelemetryWindow): QuestionCostSpread {
-  return windowRow(db, QUESTION_COST_SPREAD, window, (agents) =>
-    `WITH ${callsCte(agents)},
-    q AS (
-      SELECT sum(cost) AS cost FROM c GROUP BY session_id, question HAVING count(cost) > 0
-    ), r AS (
-      SELECT cost, row_number() OVER (ORDER BY cost) AS rn, count(*) OVER () AS n FROM q
-    )
-    SELECT count(*) AS questions, avg(cost) AS avg,
-      max(CASE WHEN rn = (50 * n + 99) / 100 THEN cost END) AS p50,
-      max(CASE WHEN rn = (95 * n + 99) / 100 THEN cost END) AS p95, max(cost) AS max
-    FROM r`);
+  return windowRow(db, QUESTION_COST_SPREAD, window, questionCostSpreadSql);
 }
 
 /** Calls that stopped for one reason. */
@@ -110,17 +124,22 @@ export interface FinishReasonCount {
   calls: number;
 }
 
-const FINISH_REASON = new RowReader<FinishReasonCount>("finish reason", {
+/** Reads {@linkcode FinishReasonCount} rows (on either backend). */
+export const FINISH_REASON = new RowReader<FinishReasonCount>("finish reason", {
   reason: "text",
   calls: "number",
 });
 
+/** The statement of {@linkcode finishReasons} (either backend). */
+export const finishReasonsSql: WindowStatement = (w) =>
+  `WITH ${callsCte(w)}
+  SELECT * FROM (
+    SELECT coalesce(finish_reason, 'unknown') AS reason, count(*) AS calls FROM c GROUP BY 1
+  ) f ORDER BY calls DESC, ${w.p.bytewise("reason")}`;
+
 /** Calls per finish reason (`unknown` when none was reported). */
 export function finishReasons(db: DatabaseSync, window: TelemetryWindow): FinishReasonCount[] {
-  return windowRows(db, FINISH_REASON, window, (agents) =>
-    `WITH ${callsCte(agents)}
-    SELECT coalesce(finish_reason, 'unknown') AS reason, count(*) AS calls FROM c
-    GROUP BY reason ORDER BY calls DESC, reason`);
+  return windowRows(db, FINISH_REASON, window, finishReasonsSql);
 }
 
 /** One conversation's figures. */
@@ -153,7 +172,8 @@ export interface ConversationRow {
   turns: number;
 }
 
-const CONVERSATION = new RowReader<ConversationRow>("conversation", {
+/** Reads {@linkcode ConversationRow} rows (on either backend). */
+export const CONVERSATION = new RowReader<ConversationRow>("conversation", {
   session_id: "text",
   agent: "text",
   model: "text?",
@@ -169,21 +189,13 @@ const CONVERSATION = new RowReader<ConversationRow>("conversation", {
   turns: "number",
 });
 
-/** The `limit` most expensive conversations of the window (then the latest). */
-export function topConversations(
-  db: DatabaseSync,
-  window: TelemetryWindow,
-  limit: number,
-): ConversationRow[] {
-  return windowRows(
-    db,
-    CONVERSATION,
-    window,
-    (agents) =>
-      `WITH ${callsCte(agents)}
+/** The statement of {@linkcode topConversations} (either backend). */
+export function topConversationsSql(limit: number): WindowStatement {
+  return (w) =>
+    `WITH ${callsCte(w)}
     SELECT session_id, max(agent) AS agent,
       (SELECT m.model FROM c m WHERE m.session_id = c.session_id AND m.model IS NOT NULL
-        GROUP BY m.model ORDER BY count(*) DESC, m.model LIMIT 1) AS model,
+        GROUP BY m.model ORDER BY count(*) DESC, ${w.p.bytewise("m.model")} LIMIT 1) AS model,
       min(ts) AS first_ts, max(ts) AS last_ts, count(*) AS calls,
       count(DISTINCT question) AS questions, coalesce(sum(cost), 0) AS cost_usd,
       coalesce(sum(unpriced), 0) AS unpriced_calls, count(cost) AS priced_calls,
@@ -191,9 +203,16 @@ export function topConversations(
       coalesce(sum(context), 0) AS context_tokens,
       sum(CASE WHEN context IS NOT NULL AND side = 0 THEN 1 ELSE 0 END) AS turns
     FROM c GROUP BY session_id
-    ORDER BY cost_usd DESC, last_ts DESC LIMIT ?`,
-    limit,
-  );
+    ORDER BY cost_usd DESC, last_ts DESC LIMIT ${w.p.add(limit)}`;
+}
+
+/** The `limit` most expensive conversations of the window (then the latest). */
+export function topConversations(
+  db: DatabaseSync,
+  window: TelemetryWindow,
+  limit: number,
+): ConversationRow[] {
+  return windowRows(db, CONVERSATION, window, topConversationsSql(limit));
 }
 
 /**
@@ -215,7 +234,8 @@ export interface TurnRow {
   question: string;
 }
 
-const TURN = new RowReader<TurnRow>("turn", {
+/** Reads {@linkcode TurnRow} rows (on either backend). */
+export const TURN = new RowReader<TurnRow>("turn", {
   ts: "number",
   context: "number",
   output: "number",
@@ -224,6 +244,15 @@ const TURN = new RowReader<TurnRow>("turn", {
   question: "text",
 });
 
+/** The statement of {@linkcode conversationTurns}, the latest first (either backend). */
+export function conversationTurnsSql(sessionId: string, limit: number): WindowStatement {
+  return (w) =>
+    `WITH ${callsCte(w)}
+    SELECT ${TURN.columns} FROM c
+    WHERE session_id = ${w.p.add(sessionId)} AND context IS NOT NULL AND side = 0
+    ORDER BY ts DESC LIMIT ${w.p.add(limit)}`;
+}
+
 /** A conversation's turns in the window, oldest first (at most `limit`: the latest). */
 export function conversationTurns(
   db: DatabaseSync,
@@ -231,17 +260,7 @@ export function conversationTurns(
   sessionId: string,
   limit: number,
 ): TurnRow[] {
-  return windowRows(
-    db,
-    TURN,
-    window,
-    (agents) =>
-      `WITH ${callsCte(agents)}
-    SELECT ${TURN.columns} FROM c
-    WHERE session_id = ? AND context IS NOT NULL AND side = 0 ORDER BY ts DESC LIMIT ?`,
-    sessionId,
-    limit,
-  ).reverse();
+  return windowRows(db, TURN, window, conversationTurnsSql(sessionId, limit)).reverse();
 }
 
 /** Calls that stopped for one reason in one conversation. */
@@ -250,10 +269,22 @@ export interface ConversationFinishReason extends FinishReasonCount {
   session_id: string;
 }
 
-const CONVERSATION_FINISH_REASON = new RowReader<ConversationFinishReason>(
+/** Reads {@linkcode ConversationFinishReason} rows (on either backend). */
+export const CONVERSATION_FINISH_REASON = new RowReader<ConversationFinishReason>(
   "conversation finish reason",
   { session_id: "text", reason: "text", calls: "number" },
 );
+
+/** The statement of {@linkcode conversationFinishReasons} (either backend). */
+export function conversationFinishReasonsSql(sessionIds: readonly string[]): WindowStatement {
+  return (w) =>
+    `WITH ${callsCte(w)}
+    SELECT * FROM (
+      SELECT session_id, coalesce(finish_reason, 'unknown') AS reason, count(*) AS calls FROM c
+      WHERE ${w.p.oneOf("session_id", sessionIds)}
+      GROUP BY 1, 2
+    ) f ORDER BY ${w.p.bytewise("session_id")}, calls DESC, ${w.p.bytewise("reason")}`;
+}
 
 /** Calls per finish reason of each of `sessionIds` in the window. */
 export function conversationFinishReasons(
@@ -266,11 +297,6 @@ export function conversationFinishReasons(
     db,
     CONVERSATION_FINISH_REASON,
     window,
-    (agents) =>
-      `WITH ${callsCte(agents)}
-    SELECT session_id, coalesce(finish_reason, 'unknown') AS reason, count(*) AS calls FROM c
-    WHERE session_id IN (${sessionIds.map(() => "?").join(", ")})
-    GROUP BY session_id, reason ORDER BY session_id, calls DESC, reason`,
-    ...sessionIds,
+    conversationFinishReasonsSql(sessionIds),
   );
 }

@@ -1,117 +1,33 @@
 /**
  * The agent-activity store on PostgreSQL: this folder's functions bound to
- * a pool (or one write's connection), checked by the compiler to be exactly
- * {@linkcode AgentStore}`<"async">` — the interface SQLite's store
+ * a pool (or one write's connection), checked by the compiler to hold every
+ * method of {@linkcode AgentStore}`<"async">` — the interface SQLite's store
  * implements synchronously — plus the message word search
  * ({@linkcode MessageSearch}), which PostgreSQL answers from the messages'
- * own `tsvector` column.
+ * own `tsvector` column. Each module's functions are bound under their own
+ * names, which are the interface's.
  *
  * @module
  */
 import type { AgentStore, MessageSearch } from "../../agent/agent_store.ts";
 import { bindQueryable } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
-import {
-  findToolOutcome,
-  getTranscriptCursor,
-  recordToolOutcomes,
-  saveTranscriptCursor,
-} from "./cursors_and_outcomes.ts";
-import {
-  insertHookEvent,
-  recentToolEvents,
-  storedEventsSince,
-  timelineEvents,
-  toolCountsFromEvents,
-} from "./events.ts";
-import {
-  insertMessages,
-  maxMessageId,
-  recentMessages,
-  searchMessagesBySubstring,
-  searchMessagesByTerms,
-  timelineMessages,
-  transcriptPage,
-} from "./messages.ts";
-import {
-  lastPrompt,
-  recentFiles,
-  toolCallTotals,
-  toolCountsFromMessages,
-} from "./session_activity.ts";
-import {
-  hookShellCommands,
-  transcriptShellCalls,
-  transcriptToolCall,
-  transcriptToolResults,
-} from "./tool_texts.ts";
-import {
-  activeProjects,
-  activeSessionsByAgent,
-  getSession,
-  latestSessionFor,
-  listSessions,
-  listSessionsFiltered,
-  sessionsAfter,
-  sessionsByPrefix,
-  sessionsStartedSince,
-  subagentsOf,
-  subagentTotals,
-  upsertSessionFacts,
-} from "./sessions.ts";
-import {
-  insertUsage,
-  repriceUsage,
-  sessionUsage,
-  unpricedModels,
-  usageBuckets,
-  usageSince,
-  usageTotals,
-} from "./usage.ts";
+import * as cursorsAndOutcomes from "./cursors_and_outcomes.ts";
+import * as events from "./events.ts";
+import * as messages from "./messages.ts";
+import * as sessionActivity from "./session_activity.ts";
+import * as sessions from "./sessions.ts";
+import * as toolTexts from "./tool_texts.ts";
+import * as usage from "./usage.ts";
 
 const PG_AGENT_FUNCTIONS = {
-  insertHookEvent,
-  upsertSessionFacts,
-  insertMessages,
-  insertUsage,
-  repriceUsage,
-  getTranscriptCursor,
-  saveTranscriptCursor,
-  recordToolOutcomes,
-  findToolOutcome,
-  getSession,
-  sessionsByPrefix,
-  subagentsOf,
-  subagentTotals,
-  listSessions,
-  latestSessionFor,
-  listSessionsFiltered,
-  activeSessionsByAgent,
-  sessionsStartedSince,
-  sessionsAfter,
-  activeProjects,
-  recentMessages,
-  transcriptPage,
-  searchMessagesBySubstring,
-  timelineMessages,
-  maxMessageId,
-  recentToolEvents,
-  toolCountsFromEvents,
-  timelineEvents,
-  storedEventsSince,
-  toolCountsFromMessages,
-  recentFiles,
-  lastPrompt,
-  toolCallTotals,
-  hookShellCommands,
-  transcriptShellCalls,
-  transcriptToolResults,
-  transcriptToolCall,
-  usageBuckets,
-  usageTotals,
-  unpricedModels,
-  sessionUsage,
-  usageSince,
+  ...cursorsAndOutcomes,
+  ...events,
+  ...messages,
+  ...sessionActivity,
+  ...sessions,
+  ...toolTexts,
+  ...usage,
 };
 
 /**
@@ -132,8 +48,8 @@ export function pgAgentStore(q: PgQueryable): AgentStore<"async"> {
 export function pgMessageSearch(q: PgQueryable): MessageSearch<"async"> {
   return {
     searchByTerms: (query, sessionIds, since, cap) =>
-      searchMessagesByTerms(q, query, sessionIds, since, cap),
+      messages.searchMessagesByTerms(q, query, sessionIds, since, cap),
     // The index is written with the row: it covers every stored message.
-    indexedTo: () => maxMessageId(q),
+    indexedTo: () => messages.maxMessageId(q),
   };
 }

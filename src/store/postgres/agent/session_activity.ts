@@ -7,114 +7,100 @@
  * @module
  */
 import { TOOL_COUNT, type ToolCount } from "../../agent/events.ts";
-import type { ToolCallTotals, TouchedFile } from "../../agent/session_activity.ts";
-import { RowReader } from "../../rows.ts";
+import {
+  laterPrompt,
+  PROMPT,
+  TOOL_CALL_TOTALS,
+  TOOL_COUNT_SESSIONS,
+  type ToolCallTotals,
+  TOUCHED_FILE,
+  type TouchedFile,
+} from "../../agent/session_activity.ts";
 import type { PgQueryable } from "../connection.ts";
+import { readOptionalRow, readRow, readRows } from "../reads.ts";
 
 /** A session (`$1`) and its sub-agents, as a subquery of session ids. */
 const FAMILY = `(SELECT $1::text UNION ALL
   SELECT session_id FROM sessions WHERE is_subagent = 1 AND parent_session_id = $1)`;
 
 /** Tool name → calls and failures for a session and its sub-agents, from their transcripts. */
-export async function toolCountsFromMessages(
-  q: PgQueryable,
-  sessionId: string,
-): Promise<ToolCount[]> {
-  return TOOL_COUNT.all(
-    await q.query(
-      `SELECT u.tool_name AS tool_name, count(*) AS calls,
-         count(*) FILTER (WHERE r.is_error = 1) AS failures
-       FROM messages u LEFT JOIN messages r
-         ON r.session_id = u.session_id AND r.tool_use_id = u.tool_use_id
-           AND r.message_type = 'tool_result'
-       WHERE u.session_id IN ${FAMILY} AND u.message_type = 'tool_use' AND u.tool_name IS NOT NULL
-       GROUP BY u.tool_name ORDER BY calls DESC, u.tool_name COLLATE "C"`,
-      [sessionId],
-    ),
+export function toolCountsFromMessages(q: PgQueryable, sessionId: string): Promise<ToolCount[]> {
+  return readRows(
+    q,
+    TOOL_COUNT,
+    `SELECT u.tool_name AS tool_name, count(*) AS calls,
+       count(*) FILTER (WHERE r.is_error = 1) AS failures
+     FROM messages u LEFT JOIN messages r
+       ON r.session_id = u.session_id AND r.tool_use_id = u.tool_use_id
+         AND r.message_type = 'tool_result'
+     WHERE u.session_id IN ${FAMILY} AND u.message_type = 'tool_use' AND u.tool_name IS NOT NULL
+     GROUP BY u.tool_name ORDER BY calls DESC, u.tool_name COLLATE "C"`,
+    [sessionId],
   );
 }
 
-const TOUCHED_FILE = new RowReader<TouchedFile>("touched file", {
-  path: "text",
-  tool_name: "text?",
-  ts: "number",
-});
-
 /** Files a session (with its sub-agents) touched, newest first, from hooks and transcripts. */
-export async function recentFiles(
+export function recentFiles(
   q: PgQueryable,
   sessionId: string,
   limit: number,
 ): Promise<TouchedFile[]> {
   // Each file once, with the tool that touched it last (SQLite's bare column beside max()).
-  return TOUCHED_FILE.all(
-    await q.query(
-      `SELECT path, tool_name, ts FROM (
-         SELECT DISTINCT ON (path) path, tool_name, ts FROM (
-           SELECT file_path AS path, tool_name, ts FROM events
-             WHERE session_id = $1 AND file_path IS NOT NULL
-               AND event_type IN ('PreToolUse', 'PostToolUse')
-           UNION ALL
-           SELECT file_path AS path, tool_name, ts FROM messages
-             WHERE session_id IN ${FAMILY} AND file_path IS NOT NULL AND message_type = 'tool_use'
-         ) touched ORDER BY path, ts DESC
-       ) latest ORDER BY ts DESC LIMIT $2`,
-      [sessionId, limit],
-    ),
+  return readRows(
+    q,
+    TOUCHED_FILE,
+    `SELECT path, tool_name, ts FROM (
+       SELECT DISTINCT ON (path) path, tool_name, ts FROM (
+         SELECT file_path AS path, tool_name, ts FROM events
+           WHERE session_id = $1 AND file_path IS NOT NULL
+             AND event_type IN ('PreToolUse', 'PostToolUse')
+         UNION ALL
+         SELECT file_path AS path, tool_name, ts FROM messages
+           WHERE session_id IN ${FAMILY} AND file_path IS NOT NULL AND message_type = 'tool_use'
+       ) touched ORDER BY path, ts DESC
+     ) latest ORDER BY ts DESC LIMIT $2`,
+    [sessionId, limit],
   );
 }
-
-const PROMPT = new RowReader<{ text: string; ts: number }>("prompt", {
-  text: "text",
-  ts: "number",
-});
 
 /** The latest user prompt of a session, from hooks or transcript. */
 export async function lastPrompt(
   q: PgQueryable,
   sessionId: string,
 ): Promise<{ text: string; ts: number } | undefined> {
-  const fromHook = PROMPT.optional(
-    (await q.query(
+  const [fromHook, fromTranscript] = await Promise.all([
+    readOptionalRow(
+      q,
+      PROMPT,
       `SELECT prompt AS text, ts FROM events
        WHERE session_id = $1 AND event_type = 'UserPromptSubmit' AND prompt IS NOT NULL
        ORDER BY ts DESC LIMIT 1`,
       [sessionId],
-    ))[0],
-  );
-  const fromTranscript = PROMPT.optional(
-    (await q.query(
+    ),
+    readOptionalRow(
+      q,
+      PROMPT,
       `SELECT text, ts FROM messages WHERE session_id = $1 AND message_type = 'user' AND text <> ''
        ORDER BY ts DESC LIMIT 1`,
       [sessionId],
-    ))[0],
-  );
-  if (fromHook === undefined) return fromTranscript;
-  if (fromTranscript === undefined) return fromHook;
-  return fromHook.ts >= fromTranscript.ts ? fromHook : fromTranscript;
+    ),
+  ]);
+  return laterPrompt(fromHook, fromTranscript);
 }
-
-/** Sessions examined at most when counting tool calls over a window (as SQLite's). */
-const TOOL_COUNT_SESSIONS = 1000;
-
-const TOOL_CALL_TOTALS = new RowReader<ToolCallTotals>("tool call totals", {
-  calls: "number",
-  failures: "number",
-  sessions: "number",
-});
 
 /**
  * Tool calls and failures in `[since, until)` across the most recently active sessions: from
  * the transcript where a session has one, else from its hook events.
  */
-export async function toolCallTotals(
+export function toolCallTotals(
   q: PgQueryable,
   since: number,
   until: number,
 ): Promise<ToolCallTotals> {
-  return TOOL_CALL_TOTALS.one(
-    (await q.query(
-      `WITH s AS (
+  return readRow(
+    q,
+    TOOL_CALL_TOTALS,
+    `WITH s AS (
          SELECT session_id FROM sessions WHERE last_activity_at >= $1 AND is_subagent = 0
          ORDER BY last_activity_at DESC LIMIT ${TOOL_COUNT_SESSIONS}
        ),
@@ -143,7 +129,6 @@ export async function toolCallTotals(
          coalesce(sum(CASE WHEN coalesce(m.calls, 0) > 0 THEN m.failures ELSE coalesce(e.failures, 0) END), 0) AS failures,
          count(*) AS sessions
        FROM s LEFT JOIN m USING (session_id) LEFT JOIN e USING (session_id)`,
-      [since, until],
-    ))[0],
+    [since, until],
   );
 }

@@ -8,15 +8,14 @@
  */
 import {
   cappedToolTexts,
+  RESULT_CHARS,
   type StoredToolCall,
   type StoredToolTexts,
+  TOOL_CALL,
   type ToolTextWindow,
 } from "../../agent/tool_texts.ts";
-import { RowReader } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-
-/** Longest tool result read (its start), as on SQLite. */
-const RESULT_CHARS = 65_536;
+import { readOptionalRow } from "../reads.ts";
 
 /** The hook events of the window that carry a shell command, at most `limit`. */
 export async function hookShellCommands(
@@ -76,21 +75,17 @@ export async function transcriptToolResults(
   return cappedToolTexts("transcript", rows, limit);
 }
 
-const TOOL_CALL = new RowReader<StoredToolCall>("transcript tool call", {
-  tool_name: "text?",
-  text: "text",
-});
-
 /** The transcript tool call a result answers, when the transcript holds it. */
-export async function transcriptToolCall(
+export function transcriptToolCall(
   q: PgQueryable,
   sessionId: string,
   toolUseId: string,
 ): Promise<StoredToolCall | undefined> {
-  const rows = await q.query(
+  return readOptionalRow(
+    q,
+    TOOL_CALL,
     `SELECT tool_name, substr(text, 1, 2000) AS text FROM messages
     WHERE session_id = $1 AND tool_use_id = $2 AND message_type = 'tool_use' LIMIT 1`,
     [sessionId, toolUseId],
   );
-  return TOOL_CALL.optional(rows[0]);
 }

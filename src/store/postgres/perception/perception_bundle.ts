@@ -7,8 +7,11 @@
  *
  * @module
  */
-import type { PerceptionBundle, PerceptionQuery } from "../../perception/perception_bundle.ts";
-import type { BuildRunRow } from "../../perception/build_runs.ts";
+import {
+  newestOf,
+  type PerceptionBundle,
+  type PerceptionQuery,
+} from "../../perception/perception_bundle.ts";
 import type { PgQueryable } from "../connection.ts";
 import { storedEventsSince } from "../agent/events.ts";
 import { recentFiles } from "../agent/session_activity.ts";
@@ -80,18 +83,4 @@ export async function readPerceptionBundle(
     if (injection !== undefined) bundle.context.injection = injection;
   }
   return bundle;
-}
-
-/** The newest run by start, the highest id among equal starts (as `latestBuildRuns` orders). */
-function newestOf(runs: readonly BuildRunRow[]): BuildRunRow | undefined {
-  let newest: BuildRunRow | undefined;
-  for (const run of runs) {
-    if (
-      newest === undefined || run.started_at > newest.started_at ||
-      (run.started_at === newest.started_at && run.id > newest.id)
-    ) {
-      newest = run;
-    }
-  }
-  return newest;
 }

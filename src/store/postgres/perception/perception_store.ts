@@ -1,69 +1,18 @@
 /**
  * The perception store on PostgreSQL: this folder's functions bound to a pool (or one write's
- * connection), checked by the compiler to be exactly {@linkcode PerceptionStore}`<"async">`.
+ * connection) under their own names, checked by the compiler to hold every method of
+ * {@linkcode PerceptionStore}`<"async">`.
  *
  * @module
  */
 import type { PerceptionStore } from "../../perception/perception_store.ts";
 import { bindQueryable } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
-import {
-  activeAnomalies,
-  anomaliesEmittedAfter,
-  anomalyFacets,
-  anomalyFeed,
-  anomalyHistory,
-  openAnomalyCounts,
-  recordEmission,
-  resolveAnomaly,
-} from "./anomalies.ts";
-import { readPerceptionBundle } from "./perception_bundle.ts";
-import {
-  buildRunsAfter,
-  buildRunsBetween,
-  buildRunsSince,
-  fileChangesSince,
-  getInjection,
-  getProjectState,
-  gitMovesSince,
-  insertBuildRun,
-  insertFileChange,
-  insertGitMove,
-  latestBuildPerProject,
-  latestBuildRuns,
-  projectRootFor,
-  saveInjection,
-  saveProjectState,
-  sessionFileChanges,
-} from "./sensed.ts";
+import * as anomalies from "./anomalies.ts";
+import * as bundle from "./perception_bundle.ts";
+import * as sensed from "./sensed.ts";
 
-const PG_PERCEPTION_FUNCTIONS = {
-  insertBuildRun,
-  latestBuildRuns,
-  buildRunsSince,
-  latestBuildPerProject,
-  buildRunsBetween,
-  buildRunsAfter,
-  insertFileChange,
-  fileChangesSince,
-  sessionFileChanges,
-  insertGitMove,
-  gitMovesSince,
-  activeAnomalies,
-  anomalyHistory,
-  recordEmission,
-  resolveAnomaly,
-  openAnomalyCounts,
-  anomalyFeed,
-  anomalyFacets,
-  anomaliesEmittedAfter,
-  getProjectState,
-  projectRootFor,
-  saveProjectState,
-  getInjection,
-  saveInjection,
-  readPerceptionBundle,
-};
+const PG_PERCEPTION_FUNCTIONS = { ...anomalies, ...bundle, ...sensed };
 
 /**
  * The PostgreSQL perception store on a pool or a write's connection.

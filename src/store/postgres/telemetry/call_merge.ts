@@ -1,62 +1,72 @@
 /**
  * How a call described by several telemetry records becomes one row on PostgreSQL: inserted,
  * or merged into the row of its key field by field (an event's value overwrites, a span's
- * fills only what is empty) — SQLite's upsert (../../telemetry/call_merge.ts) in PostgreSQL's
- * dialect. SQLite's merge now runs in memory per export part; this one still upserts record
- * by record.
+ * fills only what is empty; the time kept as the table says) — the upsert that SQLite's
+ * in-memory merge (../../telemetry/call_merge.ts) stands for, built from the same table
+ * description ({@linkcode CallTable}: its fields, its time rule and its row reader). Calls
+ * are merged record by record here; the merged row is answered whole.
  *
  * @module
  */
 import type { FieldAuthority } from "../../../model/telemetry_records.ts";
+import {
+  type CallRecord,
+  type CallTable,
+  sqlValue,
+  type StoredCall,
+} from "../../telemetry/call_merge.ts";
+import type { SqlParam } from "../../rows.ts";
+import type { PgQueryable } from "../connection.ts";
+import { readRow } from "../reads.ts";
 
-/** The tables whose rows are merged calls. */
-export type CallTable = "telemetry_model_calls" | "telemetry_tool_calls";
-
-/** What a call record's merged fields hold. */
-type FieldValue = string | number | boolean | undefined;
-
-/** The values of `fields` of a call record, in order: undefined as NULL, booleans as 0/1. */
-export function fieldValues<K extends string>(
-  call: { readonly [F in K]?: FieldValue },
-  fields: readonly K[],
-): Array<string | number | null> {
-  return fields.map((field) => {
-    const value: FieldValue = call[field];
-    if (value === undefined) return null;
-    return typeof value === "boolean" ? (value ? 1 : 0) : value;
-  });
-}
-
-/** What a merge answers: what deciding how to count the call needs. */
-const RETURNED: Readonly<Record<CallTable, string>> = {
-  telemetry_model_calls: `agent, session_id, ts, model, request_id, outside_transcript,
-    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-    usage_key, counted`,
-  telemetry_tool_calls: "session_id, counted",
-};
-
-function mergeSql(table: CallTable, columns: readonly string[], authority: FieldAuthority): string {
-  const time = table === "telemetry_tool_calls"
-    ? `greatest(${table}.ts, excluded.ts)`
+/** The upsert of one record of `table` by a record of `authority`. */
+function mergeSql<R extends CallRecord, S extends StoredCall>(
+  table: CallTable<R, S>,
+  authority: FieldAuthority,
+): string {
+  const { name, fields } = table;
+  const time = table.time === "latest"
+    ? `greatest(${name}.ts, excluded.ts)`
     : authority === "event"
     ? "excluded.ts"
-    : `${table}.ts`;
-  const merged = columns.map((c) =>
+    : `${name}.ts`;
+  const merged = fields.map((c) =>
     authority === "event"
-      ? `${c} = coalesce(excluded.${c}, ${table}.${c})`
-      : `${c} = coalesce(${table}.${c}, excluded.${c})`
+      ? `${c} = coalesce(excluded.${c}, ${name}.${c})`
+      : `${c} = coalesce(${name}.${c}, excluded.${c})`
   ).join(", ");
-  const placeholders = columns.map((_, i) => `$${i + 5}`).join(", ");
-  return `INSERT INTO ${table} (call_key, agent, session_id, ts, ${columns.join(", ")})
+  const placeholders = fields.map((_, i) => `$${i + 5}`).join(", ");
+  return `INSERT INTO ${name} (call_key, agent, session_id, ts, ${fields.join(", ")})
     VALUES ($1, $2, $3, $4, ${placeholders})
     ON CONFLICT (call_key) DO UPDATE SET ts = ${time}, ${merged}
-    RETURNING ${RETURNED[table]}`;
+    RETURNING ${table.columns.join(", ")}`;
 }
 
-/** The upserts of one table's records, by authority (built once per table). */
-export function pgMergeStatements(
-  table: CallTable,
-  columns: readonly string[],
-): Readonly<Record<FieldAuthority, string>> {
-  return { event: mergeSql(table, columns, "event"), span: mergeSql(table, columns, "span") };
+/** The merges of one call table's records, built once per table. */
+export interface CallMerge<R extends CallRecord, S extends StoredCall> {
+  /** Merges one record into its call's row; answers the merged row. */
+  merge(q: PgQueryable, record: R): Promise<S>;
+}
+
+/**
+ * The merges of records of `table` (their statements built once, per authority).
+ *
+ * @example
+ * ```ts ignore
+ * import { MODEL_CALLS } from "../../telemetry/model_calls.ts";
+ * import { callMerge } from "./call_merge.ts";
+ * const row = await callMerge(MODEL_CALLS).merge(pool, record); // the call's row, merged
+ * ```
+ */
+export function callMerge<R extends CallRecord, S extends StoredCall>(
+  table: CallTable<R, S>,
+): CallMerge<R, S> {
+  const statements = { event: mergeSql(table, "event"), span: mergeSql(table, "span") };
+  return {
+    merge: (q, record) => {
+      const values: SqlParam[] = [record.call_key, record.agent, record.session_id, record.ts];
+      for (const field of table.fields) values.push(sqlValue(record[field]));
+      return readRow(q, table.reader, statements[record.authority], values);
+    },
+  };
 }

@@ -1,99 +1,39 @@
 /**
  * Model calls as telemetry tells them, on PostgreSQL: each call's records merged into one row,
  * which usage row counts it, and the latency and time to first token per model — SQLite's
- * rules (../../telemetry/model_calls.ts, whose counting is described there) in PostgreSQL's
- * dialect, with the agent area's PostgreSQL usage writer.
+ * rules, table and statements (../../telemetry/model_calls.ts, whose counting is described
+ * there), with the agent area's PostgreSQL usage writer.
  *
  * @module
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
 import type { ModelCallInput } from "../../../model/telemetry_records.ts";
-import { type ModelCallCount, telemetryUsageKey } from "../../telemetry/model_calls.ts";
-import type { PercentileRow, TelemetryWindow } from "../../telemetry/window.ts";
-import { RowReader } from "../../rows.ts";
+import {
+  MODEL_CALL_COUNT,
+  MODEL_CALLS,
+  type ModelCallRow,
+  type ModelLatency,
+  modelLatencySql,
+  telemetryUsageKey,
+} from "../../telemetry/model_calls.ts";
+import { PERCENTILE, type TelemetryWindow } from "../../telemetry/window.ts";
 import { insertUsage } from "../agent/usage.ts";
 import type { PgQueryable } from "../connection.ts";
-import { fieldValues, pgMergeStatements } from "./call_merge.ts";
+import { callMerge } from "./call_merge.ts";
 import { findTranscriptUsageKey, withdrawTelemetryUsage } from "./settle.ts";
-import { bucketOf, percentiles, windowRows } from "./window.ts";
+import { windowRows } from "./window.ts";
 
-/** A model call as its last record left it: what deciding how to count it needs. */
-export interface StoredModelCall {
-  agent: string;
-  session_id: string;
-  ts: number;
-  model: string | null;
-  request_id: string | null;
-  outside_transcript: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_read_tokens: number | null;
-  cache_write_tokens: number | null;
-  reasoning_tokens: number | null;
-  usage_key: string | null;
-  counted: number;
-}
+const MODEL_CALL_MERGE = callMerge(MODEL_CALLS);
 
-const MODEL_CALL_FIELDS = [
-  "model",
-  "request_id",
-  "prompt_id",
-  "trace_id",
-  "span_id",
-  "input_tokens",
-  "output_tokens",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "reasoning_tokens",
-  "cost_usd",
-  "duration_ms",
-  "ttft_ms",
-  "finish_reason",
-  "success",
-  "query_source",
-  "outside_transcript",
-  "user_id",
-  "host_name",
-] as const;
-
-const STORED_MODEL_CALL = new RowReader<StoredModelCall>("model call", {
-  agent: "text",
-  session_id: "text",
-  ts: "number",
-  model: "text?",
-  request_id: "text?",
-  outside_transcript: "number?",
-  input_tokens: "number?",
-  output_tokens: "number?",
-  cache_read_tokens: "number?",
-  cache_write_tokens: "number?",
-  reasoning_tokens: "number?",
-  usage_key: "text?",
-  counted: "number",
-});
-
-const MERGE_MODEL_CALL = pgMergeStatements("telemetry_model_calls", MODEL_CALL_FIELDS);
-
-/** Merges a model call record; answers the merged row. */
-export async function mergeModelCall(
-  q: PgQueryable,
-  call: ModelCallInput,
-): Promise<StoredModelCall> {
-  return STORED_MODEL_CALL.one(
-    (await q.query(MERGE_MODEL_CALL[call.authority], [
-      call.call_key,
-      call.agent,
-      call.session_id,
-      call.ts,
-      ...fieldValues(call, MODEL_CALL_FIELDS),
-    ]))[0],
-  );
+/** Merges a model call record into its call's row; answers the merged row. */
+export function mergeModelCall(q: PgQueryable, call: ModelCallInput): Promise<ModelCallRow> {
+  return MODEL_CALL_MERGE.merge(q, call);
 }
 
 /** Decides for each merged call which usage row counts it, and writes telemetry's own rows. */
 export async function countModelCalls(
   q: PgQueryable,
-  calls: ReadonlyMap<string, StoredModelCall>,
+  calls: ReadonlyMap<string, ModelCallRow>,
   hasTranscript: (sessionId: string) => Promise<boolean>,
   priceOf: (record: CountedUsage) => CallPrice,
 ): Promise<void> {
@@ -119,7 +59,7 @@ export async function countModelCalls(
 async function countModelCall(
   q: PgQueryable,
   callKey: string,
-  row: StoredModelCall,
+  row: ModelCallRow,
   hasTranscript: (sessionId: string) => Promise<boolean>,
 ): Promise<CountedUsage | undefined> {
   const setLink = (usageKey: string | null, counted: number) =>
@@ -166,36 +106,19 @@ async function countModelCall(
   return usage;
 }
 
-const MODEL_CALL_COUNT = new RowReader<ModelCallCount>("model call count", {
-  key: "text",
-  bucket: "number",
-  calls: "number",
-  errors: "number",
-});
-
 /** Latency and time-to-first-token percentiles per model, overall and per bucket. */
 export async function modelLatency(
   q: PgQueryable,
   window: TelemetryWindow,
   bucketMs: number,
-): Promise<{ duration: PercentileRow[]; ttft: PercentileRow[]; calls: ModelCallCount[] }> {
-  const model = "coalesce(model, 'unknown')";
-  const both = async (ms: number) => ({
-    duration: await percentiles(q, "telemetry_model_calls", model, "duration_ms", window, ms),
-    ttft: await percentiles(q, "telemetry_model_calls", model, "ttft_ms", window, ms),
-  });
-  const overall = await both(0);
-  const bucketed = bucketMs > 0 ? await both(bucketMs) : { duration: [], ttft: [] };
-  const calls = await windowRows(q, MODEL_CALL_COUNT, window, (w) =>
-    `SELECT * FROM (
-      SELECT ${model} AS key, ${bucketOf(bucketMs)} AS bucket, count(*) AS calls,
-        count(*) FILTER (WHERE success = 0) AS errors
-      FROM telemetry_model_calls WHERE ${w.range} ${w.agents}
-      GROUP BY 1, 2
-    ) counted ORDER BY key COLLATE "C", bucket`);
-  return {
-    duration: [...overall.duration, ...bucketed.duration],
-    ttft: [...overall.ttft, ...bucketed.ttft],
-    calls,
-  };
+): Promise<ModelLatency> {
+  const sql = modelLatencySql(bucketMs);
+  const percentiles = (statements: typeof sql.duration) =>
+    Promise.all(statements.map((statement) => windowRows(q, PERCENTILE, window, statement)));
+  const [duration, ttft, calls] = await Promise.all([
+    percentiles(sql.duration),
+    percentiles(sql.ttft),
+    windowRows(q, MODEL_CALL_COUNT, window, sql.calls),
+  ]);
+  return { duration: duration.flat(), ttft: ttft.flat(), calls };
 }

@@ -1,21 +1,94 @@
 /**
  * One OTLP export stored on PostgreSQL: its raw signals, sessions, model calls, tool calls and
- * API errors in one write, so a failure stores nothing of it — SQLite's steps
- * (../../telemetry/telemetry_batch.ts, ../../telemetry/signals.ts) in PostgreSQL's dialect, the
- * raw signals each stored by one statement over column arrays.
+ * API errors in one write, so a failure stores nothing of it — SQLite's steps, rows and
+ * parameters (../../telemetry/telemetry_batch.ts, ../../telemetry/signals.ts), the raw
+ * signals of each kind stored by one statement over column arrays.
  *
  * @module
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
 import type { TelemetryBatch, TelemetrySessionInput } from "../../../model/telemetry_records.ts";
-import type { SignalCounts } from "../../telemetry/signals.ts";
-import type { TelemetryWriteCounts } from "../../telemetry/telemetry_batch.ts";
+import type { ModelCallRow } from "../../telemetry/model_calls.ts";
+import { signalRows } from "../../telemetry/signals.ts";
+import {
+  TELEMETRY_SESSION_UPSERT,
+  telemetrySessionValues,
+  type TelemetryWriteCounts,
+} from "../../telemetry/telemetry_batch.ts";
+import { upsertSql } from "../../upserts.ts";
+import { PG_UPSERT } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
+import { unnestInsert } from "../unnest.ts";
 import { lockSessions } from "../agent/session_totals.ts";
 import { insertApiError } from "./cost_and_errors.ts";
-import { countModelCalls, mergeModelCall, type StoredModelCall } from "./model_calls.ts";
+import { countModelCalls, mergeModelCall } from "./model_calls.ts";
 import { sessionHasTranscript } from "./settle.ts";
 import { mergeToolCall } from "./tool_calls.ts";
+
+/** The spans of an export, in `signalRows` order; a span already stored is not again. */
+const INSERT_SPANS = unnestInsert(
+  "telemetry_spans",
+  {
+    trace_id: "text",
+    span_id: "text",
+    parent_span_id: "text",
+    name: "text",
+    kind: "integer",
+    service: "text",
+    agent: "text",
+    session_id: "text",
+    start_ts: "bigint",
+    duration_ms: "float8",
+    status_code: "integer",
+    status_message: "text",
+    attributes: "text",
+    received_at: "bigint",
+  },
+  "ON CONFLICT (trace_id, span_id) DO NOTHING RETURNING id",
+);
+
+/** The log records of an export; one whose key is stored already is not again. */
+const INSERT_LOGS = unnestInsert(
+  "telemetry_logs",
+  {
+    dedupe_key: "text",
+    ts: "bigint",
+    service: "text",
+    agent: "text",
+    session_id: "text",
+    event_name: "text",
+    severity: "integer",
+    body: "text",
+    attributes: "text",
+    trace_id: "text",
+    span_id: "text",
+    received_at: "bigint",
+  },
+  "ON CONFLICT (dedupe_key) DO NOTHING RETURNING id",
+);
+
+/** The metric points of an export (each stored). */
+const INSERT_METRIC_POINTS = unnestInsert("telemetry_metric_points", {
+  name: "text",
+  unit: "text",
+  kind: "text",
+  temporality: "integer",
+  monotonic: "integer",
+  ts: "bigint",
+  start_ts: "bigint",
+  value: "float8",
+  count: "bigint",
+  sum: "float8",
+  min: "float8",
+  max: "float8",
+  service: "text",
+  agent: "text",
+  session_id: "text",
+  attributes: "text",
+  received_at: "bigint",
+});
+
+const UPSERT_TELEMETRY_SESSION = upsertSql(TELEMETRY_SESSION_UPSERT, PG_UPSERT);
 
 /** Stores one export's records in one write; `priceOf` prices calls counted from telemetry. */
 export function storeTelemetryBatch(
@@ -30,13 +103,17 @@ export function storeTelemetryBatch(
       ...batch.modelCalls.map((c) => c.session_id),
       ...batch.toolCalls.map((c) => c.session_id),
     ]);
+    const signals = signalRows(batch, receivedAt);
     const counts: TelemetryWriteCounts = {
-      ...await insertSignals(w, batch, receivedAt),
+      spans: (await INSERT_SPANS.run(w, signals.spans)).length,
+      logs: (await INSERT_LOGS.run(w, signals.logs)).length,
+      metric_points: signals.metricPoints.length,
       model_calls: 0,
       tool_calls: 0,
       api_errors: 0,
       sessions: [...batch.sessions.keys()],
     };
+    await INSERT_METRIC_POINTS.run(w, signals.metricPoints);
     for (const session of batch.sessions.values()) await upsertSession(w, session);
     const transcripts = new Map<string, boolean>();
     const hasTranscript = async (sessionId: string): Promise<boolean> => {
@@ -47,7 +124,7 @@ export function storeTelemetryBatch(
       }
       return known;
     };
-    const merged = new Map<string, StoredModelCall>();
+    const merged = new Map<string, ModelCallRow>();
     for (const call of batch.modelCalls) {
       merged.set(call.call_key, await mergeModelCall(w, call));
       counts.model_calls++;
@@ -75,135 +152,5 @@ async function upsertSession(q: PgQueryable, s: TelemetrySessionInput): Promise<
        last_activity_at = greatest(sessions.last_activity_at, excluded.last_activity_at)`,
     [s.session_id, s.agent, s.first_seen, s.last_seen],
   );
-  await q.query(
-    `INSERT INTO telemetry_sessions (session_id, agent, service, service_version, user_id,
-       user_email, organization_id, host_name, host_arch, os_type, terminal_type, first_seen,
-       last_seen)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-     ON CONFLICT (session_id) DO UPDATE SET
-       service = coalesce(excluded.service, telemetry_sessions.service),
-       service_version = coalesce(excluded.service_version, telemetry_sessions.service_version),
-       user_id = coalesce(excluded.user_id, telemetry_sessions.user_id),
-       user_email = coalesce(excluded.user_email, telemetry_sessions.user_email),
-       organization_id = coalesce(excluded.organization_id, telemetry_sessions.organization_id),
-       host_name = coalesce(excluded.host_name, telemetry_sessions.host_name),
-       host_arch = coalesce(excluded.host_arch, telemetry_sessions.host_arch),
-       os_type = coalesce(excluded.os_type, telemetry_sessions.os_type),
-       terminal_type = coalesce(excluded.terminal_type, telemetry_sessions.terminal_type),
-       first_seen = least(telemetry_sessions.first_seen, excluded.first_seen),
-       last_seen = greatest(telemetry_sessions.last_seen, excluded.last_seen)`,
-    [
-      s.session_id,
-      s.agent,
-      s.service ?? null,
-      s.service_version ?? null,
-      s.user_id ?? null,
-      s.user_email ?? null,
-      s.organization_id ?? null,
-      s.host_name ?? null,
-      s.host_arch ?? null,
-      s.os_type ?? null,
-      s.terminal_type ?? null,
-      s.first_seen,
-      s.last_seen,
-    ],
-  );
-}
-
-/** Stores an export's spans, log records and metric points, stamped `receivedAt`. */
-async function insertSignals(
-  q: PgQueryable,
-  batch: TelemetryBatch,
-  receivedAt: number,
-): Promise<SignalCounts> {
-  const spans = batch.spans.length === 0 ? [] : await q.query(
-    `INSERT INTO telemetry_spans (trace_id, span_id, parent_span_id, name, kind, service, agent,
-       session_id, start_ts, duration_ms, status_code, status_message, attributes, received_at)
-     SELECT trace_id, span_id, parent_span_id, name, kind, service, agent, session_id, start_ts,
-       duration_ms, status_code, status_message, attributes, $14
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[],
-       $7::text[], $8::text[], $9::bigint[], $10::float8[], $11::integer[], $12::text[],
-       $13::text[]) WITH ORDINALITY AS s (trace_id, span_id, parent_span_id, name, kind, service,
-       agent, session_id, start_ts, duration_ms, status_code, status_message, attributes, n)
-     ORDER BY n
-     ON CONFLICT (trace_id, span_id) DO NOTHING RETURNING id`,
-    [
-      batch.spans.map((s) => s.trace_id),
-      batch.spans.map((s) => s.span_id),
-      batch.spans.map((s) => s.parent_span_id ?? null),
-      batch.spans.map((s) => s.name),
-      batch.spans.map((s) => s.kind),
-      batch.spans.map((s) => s.service ?? null),
-      batch.spans.map((s) => s.agent ?? null),
-      batch.spans.map((s) => s.session_id ?? null),
-      batch.spans.map((s) => s.start_ts),
-      batch.spans.map((s) => s.duration_ms),
-      batch.spans.map((s) => s.status_code),
-      batch.spans.map((s) => s.status_message ?? null),
-      batch.spans.map((s) => s.attributes),
-      receivedAt,
-    ],
-  );
-  const logs = batch.logs.length === 0 ? [] : await q.query(
-    `INSERT INTO telemetry_logs (dedupe_key, ts, service, agent, session_id, event_name, severity,
-       body, attributes, trace_id, span_id, received_at)
-     SELECT dedupe_key, ts, service, agent, session_id, event_name, severity, body, attributes,
-       trace_id, span_id, $11
-     FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[],
-       $7::integer[], $8::text[], $9::text[], $10::text[], $12::text[]) WITH ORDINALITY AS l (
-       dedupe_key, ts, service, agent, session_id, event_name, severity, body, attributes,
-       trace_id, span_id, n)
-     ORDER BY n
-     ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-    [
-      batch.logs.map((l) => l.dedupe_key ?? null),
-      batch.logs.map((l) => l.ts),
-      batch.logs.map((l) => l.service ?? null),
-      batch.logs.map((l) => l.agent ?? null),
-      batch.logs.map((l) => l.session_id ?? null),
-      batch.logs.map((l) => l.event_name ?? null),
-      batch.logs.map((l) => l.severity ?? null),
-      batch.logs.map((l) => l.body ?? null),
-      batch.logs.map((l) => l.attributes),
-      batch.logs.map((l) => l.trace_id ?? null),
-      receivedAt,
-      batch.logs.map((l) => l.span_id ?? null),
-    ],
-  );
-  const points = batch.metricPoints;
-  if (points.length > 0) {
-    await q.query(
-      `INSERT INTO telemetry_metric_points (name, unit, kind, temporality, monotonic, ts,
-         start_ts, value, count, sum, min, max, service, agent, session_id, attributes,
-         received_at)
-       SELECT name, unit, kind, temporality, monotonic, ts, start_ts, value, count, sum, min, max,
-         service, agent, session_id, attributes, $17
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::integer[],
-         $6::bigint[], $7::bigint[], $8::float8[], $9::bigint[], $10::float8[], $11::float8[],
-         $12::float8[], $13::text[], $14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS p (
-         name, unit, kind, temporality, monotonic, ts, start_ts, value, count, sum, min, max,
-         service, agent, session_id, attributes, n)
-       ORDER BY n`,
-      [
-        points.map((p) => p.name),
-        points.map((p) => p.unit ?? null),
-        points.map((p) => p.kind),
-        points.map((p) => p.temporality ?? null),
-        points.map((p) => p.monotonic === undefined ? null : p.monotonic ? 1 : 0),
-        points.map((p) => p.ts),
-        points.map((p) => p.start_ts ?? null),
-        points.map((p) => p.value ?? null),
-        points.map((p) => p.count ?? null),
-        points.map((p) => p.sum ?? null),
-        points.map((p) => p.min ?? null),
-        points.map((p) => p.max ?? null),
-        points.map((p) => p.service ?? null),
-        points.map((p) => p.agent ?? null),
-        points.map((p) => p.session_id ?? null),
-        points.map((p) => p.attributes),
-        receivedAt,
-      ],
-    );
-  }
-  return { spans: spans.length, logs: logs.length, metric_points: points.length };
+  await q.query(UPSERT_TELEMETRY_SESSION, telemetrySessionValues(s));
 }

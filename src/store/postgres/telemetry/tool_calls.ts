@@ -1,40 +1,34 @@
 /**
  * Tool calls as telemetry tells them, on PostgreSQL: a call's records merged into one row,
- * counted in its session's tool calls only while no transcript of it was read, and the
- * figures per tool — SQLite's rules (../../telemetry/tool_calls.ts) in PostgreSQL's dialect.
+ * counted in its session's tool calls only while no transcript of it was read, the figures
+ * per tool, and what the slow-tool rule reads — SQLite's rules, table and statements
+ * (../../telemetry/tool_calls.ts), run here.
  *
  * @module
  */
 import type { ToolCallInput } from "../../../model/telemetry_records.ts";
-import type { ToolFailureRow, ToolStatsRow } from "../../telemetry/tool_calls.ts";
-import type { PercentileRow, TelemetryWindow } from "../../telemetry/window.ts";
-import { RowReader } from "../../rows.ts";
+import {
+  DURATION,
+  recentToolFailuresSql,
+  SESSION_TOOL_CALL,
+  type SessionToolCallRow,
+  sessionToolCallsSql,
+  TOOL_CALLS,
+  TOOL_FAILURE,
+  TOOL_STATS,
+  toolDurationsBeforeSql,
+  toolDurationsSql,
+  type ToolFailureRow,
+  type ToolStatsRow,
+  toolStatsSql,
+} from "../../telemetry/tool_calls.ts";
+import { PERCENTILE, type PercentileRow, type TelemetryWindow } from "../../telemetry/window.ts";
 import type { PgQueryable } from "../connection.ts";
-import { fieldValues, pgMergeStatements } from "./call_merge.ts";
-import { percentiles, windowRows } from "./window.ts";
+import { builtRows } from "../reads.ts";
+import { callMerge } from "./call_merge.ts";
+import { windowRows } from "./window.ts";
 
-const TOOL_CALL_FIELDS = [
-  "tool_name",
-  "tool_use_id",
-  "prompt_id",
-  "duration_ms",
-  "success",
-  "error_type",
-  "error",
-  "decision",
-  "decision_source",
-  "trace_id",
-  "span_id",
-  "user_id",
-  "host_name",
-] as const;
-
-const MERGE_TOOL_CALL = pgMergeStatements("telemetry_tool_calls", TOOL_CALL_FIELDS);
-
-const MERGED_TOOL_CALL = new RowReader<{ session_id: string; counted: number }>("tool call", {
-  session_id: "text",
-  counted: "number",
-});
+const TOOL_CALL_MERGE = callMerge(TOOL_CALLS);
 
 /** Merges a tool call record; a session no transcript was read of counts it. */
 export async function mergeToolCall(
@@ -42,15 +36,7 @@ export async function mergeToolCall(
   call: ToolCallInput,
   hasTranscript: (sessionId: string) => Promise<boolean>,
 ): Promise<void> {
-  const row = MERGED_TOOL_CALL.one(
-    (await q.query(MERGE_TOOL_CALL[call.authority], [
-      call.call_key,
-      call.agent,
-      call.session_id,
-      call.ts,
-      ...fieldValues(call, TOOL_CALL_FIELDS),
-    ]))[0],
-  );
+  const row = await TOOL_CALL_MERGE.merge(q, call);
   if (row.counted === 1 || await hasTranscript(row.session_id)) return;
   await q.query("UPDATE sessions SET tool_calls = tool_calls + 1 WHERE session_id = $1", [
     row.session_id,
@@ -60,50 +46,15 @@ export async function mergeToolCall(
   ]);
 }
 
-const TOOL_STATS = new RowReader<ToolStatsRow>("tool stats", {
-  tool_name: "text",
-  calls: "number",
-  succeeded: "number",
-  failed: "number",
-  avg_ms: "number?",
-  max_ms: "number?",
-});
-
 /** Calls, outcomes and durations per tool. */
 export function toolStats(q: PgQueryable, window: TelemetryWindow): Promise<ToolStatsRow[]> {
-  return windowRows(q, TOOL_STATS, window, (w) =>
-    `SELECT * FROM (
-      SELECT coalesce(tool_name, 'unknown') AS tool_name, count(*) AS calls,
-        count(*) FILTER (WHERE success = 1) AS succeeded,
-        count(*) FILTER (WHERE success = 0) AS failed,
-        avg(duration_ms) AS avg_ms, max(duration_ms) AS max_ms
-      FROM telemetry_tool_calls WHERE ${w.range} ${w.agents}
-      GROUP BY 1
-    ) stats ORDER BY calls DESC, tool_name COLLATE "C"`);
+  return windowRows(q, TOOL_STATS, window, toolStatsSql);
 }
 
 /** p50 and p95 duration per tool. */
 export function toolDurations(q: PgQueryable, window: TelemetryWindow): Promise<PercentileRow[]> {
-  return percentiles(
-    q,
-    "telemetry_tool_calls",
-    "coalesce(tool_name, 'unknown')",
-    "duration_ms",
-    window,
-    0,
-  );
+  return windowRows(q, PERCENTILE, window, toolDurationsSql);
 }
-
-const TOOL_FAILURE = new RowReader<ToolFailureRow>("tool failure", {
-  ts: "number",
-  agent: "text",
-  session_id: "text",
-  tool_name: "text?",
-  error_type: "text?",
-  error: "text?",
-  duration_ms: "number?",
-  tool_use_id: "text?",
-});
 
 /** The latest failed tool calls. */
 export function recentToolFailures(
@@ -111,8 +62,27 @@ export function recentToolFailures(
   window: TelemetryWindow,
   limit: number,
 ): Promise<ToolFailureRow[]> {
-  return windowRows(q, TOOL_FAILURE, window, (w) =>
-    `SELECT ${TOOL_FAILURE.columns}
-    FROM telemetry_tool_calls WHERE ${w.range} AND success = 0 ${w.agents}
-    ORDER BY ts DESC LIMIT ${w.p.add(limit)}`);
+  return windowRows(q, TOOL_FAILURE, window, recentToolFailuresSql(limit));
+}
+
+/** The latest `perTool` timed calls of each tool of the session since `since`, oldest first. */
+export function sessionToolCalls(
+  q: PgQueryable,
+  sessionId: string,
+  since: number,
+  perTool: number,
+): Promise<SessionToolCallRow[]> {
+  return builtRows(q, SESSION_TOOL_CALL, sessionToolCallsSql(sessionId, since, perTool));
+}
+
+/** The durations of `agent`'s `toolName` calls before `before`, the latest `limit`. */
+export async function toolDurationsBefore(
+  q: PgQueryable,
+  agent: string,
+  toolName: string,
+  before: number,
+  limit: number,
+): Promise<number[]> {
+  const sql = toolDurationsBeforeSql(agent, toolName, before, limit);
+  return (await builtRows(q, DURATION, sql)).map((row) => row.duration_ms);
 }
