@@ -14,6 +14,7 @@ import { DATABASE } from "../ops/service_keys.ts";
 import { sqliteTeamStore } from "../store/team/team_store.ts";
 import { PersonTokens } from "../team/mod.ts";
 import { startVantageServer } from "../server/vantage_server.ts";
+import { teamToken, teamUrl } from "../sync/mod.ts";
 import { type Command, parseFlags } from "./command.ts";
 
 /** The `serve` command. */
@@ -33,6 +34,9 @@ Options:
   --token T     Bearer token (default VANTAGE_TOKEN, else generated into the data home);
                 the tokens of people added with 'vantage team add-user' work too
   --no-tail     Do not read agent transcripts
+  --upstream URL  Also forward every hook to this team server (default VANTAGE_UPSTREAM),
+                with the token in VANTAGE_TEAM_TOKEN or the data home's team-token
+                file; hooks wait in upstream-spool/ while it is down
   -h, --help    Show this help`,
   async run(args) {
     const { values } = parseFlags("serve", args, {
@@ -40,6 +44,7 @@ Options:
       port: { type: "string" },
       token: { type: "string" },
       "no-tail": { type: "boolean" },
+      upstream: { type: "string" },
     });
     const host = typeof values.host === "string" ? values.host : DEFAULT_HOST;
     let port = configuredPort();
@@ -54,6 +59,12 @@ Options:
     }
     const paths = resolvePaths();
     const log = createLogger("serve");
+    const upstreamUrl = typeof values.upstream === "string"
+      ? values.upstream
+      : readEnv("VANTAGE_UPSTREAM");
+    const upstream = upstreamUrl === undefined
+      ? undefined
+      : await upstreamOf(upstreamUrl, paths.home);
     const token = typeof values.token === "string" ? values.token : readEnv("VANTAGE_TOKEN") ??
       await loadOrCreateToken(paths.home);
     // Listening for signals before the server records its port: a SIGTERM sent as soon as the
@@ -75,6 +86,7 @@ Options:
         host,
         port,
         tail: values["no-tail"] !== true,
+        upstream,
         log,
         // The daemon's parts behind the route table: hooks, telemetry, the catalog, live events,
         // health.
@@ -107,6 +119,7 @@ Options:
     const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
     log.info(`listening on ${origin}`, { home: paths.home });
     log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
+    if (upstream !== undefined) log.info(`forwarding hooks to ${upstream.url}`);
     if (stopping) void server.shutdown();
     await server.finished;
     Deno.removeSignalListener("SIGINT", stop);
@@ -115,3 +128,21 @@ Options:
     return 0;
   },
 };
+
+/**
+ * The team server hooks are forwarded to, with the person's token; refused at start, in one
+ * line, when it is not a URL, no token is set, or this process may not connect to it.
+ */
+async function upstreamOf(given: string, home: string): Promise<{ url: string; token: string }> {
+  const url = teamUrl(given, "--upstream");
+  const token = await teamToken(home);
+  const host = new URL(url).host;
+  const permission = await Deno.permissions.query({ name: "net", host });
+  if (permission.state !== "granted") {
+    throw new VantageError(
+      "invalid_arguments",
+      `--upstream ${url}: this serve may not connect to ${host}; set VANTAGE_UPSTREAM (or VANTAGE_TEAM_URL) to it so the permission set allows it`,
+    );
+  }
+  return { url, token };
+}

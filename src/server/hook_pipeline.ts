@@ -73,6 +73,11 @@ export interface HookPipelineOptions {
   log: Logger;
   /** The data home, where damage met on a write is recorded. */
   home: string;
+  /**
+   * Hands each delivery this store took (or had already) on to a team server
+   * (`serve --upstream`); called after the write, and must return at once.
+   */
+  forward?: (delivery: HookDelivery) => void;
 }
 
 /**
@@ -86,7 +91,7 @@ export interface HookPipelineOptions {
  * ```
  */
 export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
-  const { db, perception, events, log, home } = options;
+  const { db, perception, events, log, home, forward } = options;
   let transcripts: TranscriptAccess | undefined;
   let stored = 0;
 
@@ -141,6 +146,21 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
     return result;
   };
 
+  // Stored here first, then handed on: a refused delivery is not the team's either.
+  const forwarded = (delivery: HookDelivery, taken: HookTaken): HookTaken => {
+    // A hook a person's token sent is theirs to send on, not this server's owner's.
+    if (
+      forward !== undefined && delivery.person === undefined && (taken.stored || taken.duplicate)
+    ) {
+      try {
+        forward(delivery);
+      } catch (error) {
+        log.error("forwarding a hook failed", { error: String(error) });
+      }
+    }
+    return taken;
+  };
+
   return {
     async take(delivery) {
       const prepared = prepareHookDelivery(delivery);
@@ -151,9 +171,9 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
       ) {
         await transcripts.readNow(prepared.event.transcript_path!, OUTCOME_WAIT_MS);
       }
-      return takePrepared(prepared);
+      return forwarded(delivery, takePrepared(prepared));
     },
-    takeNow: (delivery) => takePrepared(prepareHookDelivery(delivery)),
+    takeNow: (delivery) => forwarded(delivery, takePrepared(prepareHookDelivery(delivery))),
     get stored() {
       return stored;
     },
