@@ -6,17 +6,18 @@
  *
  * What a run sends, in order:
  *
- * 1. **Sessions** touched since the cursors (by records after them, up to
- *    where each table stood when the run began): their facts, their model
- *    calls already sent once (a call's figures grow while its answer
+ * 1. **Hook events**, **messages** and **model calls** after their cursors,
+ *    up to where each table stood when the run began, each batch with the
+ *    facts of the sessions it names (the server claims them from those).
+ *    The cursor moves to a batch's last record once the server took it; at
+ *    the end of a table, to where it stood when the run began.
+ * 2. **Sessions** those records belong to: their facts as they are now
+ *    (last, so a session's latest model and title win), their model calls
+ *    sent by an earlier run (a call's figures grow while its answer
  *    streams, and a merge keeps its position, so a call sent at a partial
- *    count is sent again at its current one) and their tool outcomes. Sent
- *    again whole if the run stops before they are all taken, so nothing
- *    moves until the records below go.
- * 2. **Hook events**, **messages** and **model calls** after their cursors,
- *    each batch with the facts of the sessions it names. The cursor moves
- *    to a batch's last record once the server took it; at the end of a
- *    table, to where it stood when the run began.
+ *    count is sent again at its current one) and their tool outcomes. The
+ *    cursors these are counted from stay in the store until a run has sent
+ *    them all, so a run stopped before then leaves them to the next.
  * 3. **Documents**, every version, in the order they were stored.
  *
  * A run stopped at any point (a `kill -9` included) leaves the cursors at
@@ -124,6 +125,11 @@ export function cursorKey(serverId: string, table: SyncTable): string {
   return `sync.cursor.${serverId}.${table}`;
 }
 
+/** The store_meta key of the cursors a run began from, until a run sends its sessions. */
+function pendingKey(serverId: string): string {
+  return `sync.sessions_from.${serverId}`;
+}
+
 /**
  * Runs one sync; answers what it did. Raises what the server refused, or that it stopped
  * answering, with the cursors at the last acknowledged batch.
@@ -177,17 +183,38 @@ class SyncRun {
       cursors: this.#cursors,
     };
     const through = await this.#store.agent.syncHighWater();
-    const from: SyncMarks = {
+    const from = await this.#sessionsFrom();
+    await this.#sendTable("events", through.events);
+    await this.#sendTable("messages", through.messages);
+    await this.#sendTable("usage", through.usage);
+    await this.#sendSessions(from, through);
+    await this.#store.setStoreMeta(pendingKey(this.#serverId), "");
+    await this.#sendDocuments();
+    return this.#summary;
+  }
+
+  /**
+   * Where the sessions to send again are counted from: the cursors when the first run that
+   * did not finish its sessions began (kept in the store until one does), else now.
+   */
+  async #sessionsFrom(): Promise<SyncMarks> {
+    const key = pendingKey(this.#serverId);
+    const kept = this.#options.fromStart ? undefined : await this.#store.getStoreMeta(key);
+    if (kept !== undefined && kept !== "") {
+      const marks = JSON.parse(kept) as SyncMarks;
+      return {
+        events: Math.min(marks.events, this.#cursors.events),
+        messages: Math.min(marks.messages, this.#cursors.messages),
+        usage: Math.min(marks.usage, this.#cursors.usage),
+      };
+    }
+    const marks: SyncMarks = {
       events: this.#cursors.events,
       messages: this.#cursors.messages,
       usage: this.#cursors.usage,
     };
-    await this.#sendSessions(from, through);
-    await this.#sendTable("events", through.events);
-    await this.#sendTable("messages", through.messages);
-    await this.#sendTable("usage", through.usage);
-    await this.#sendDocuments();
-    return this.#summary;
+    await this.#store.setStoreMeta(key, JSON.stringify(marks));
+    return marks;
   }
 
   get #signal(): AbortSignal | undefined {
