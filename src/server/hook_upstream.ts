@@ -102,7 +102,6 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
   const url = options.url.replace(/\/+$/, "");
   const counts: UpstreamCounts = { forwarded: 0, spooled: 0, refused: 0, down: false };
   const queue: SpoolEntry[] = [];
-  const pending = new Set<Promise<void>>();
   let draining: Promise<void> | undefined;
   let replaying: Promise<void> | undefined;
   let stopped = false;
@@ -153,8 +152,10 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
     });
   };
 
+  // Appends one after another, so the spool keeps the hooks in the order they were stored.
+  let appends: Promise<void> = Promise.resolve();
   const spool = (entry: SpoolEntry): void => {
-    const appending = appendToSpool(options.spoolPath, entry).then(
+    appends = appends.then(() => appendToSpool(options.spoolPath, entry)).then(
       () => void counts.spooled++,
       (error) =>
         log.error("could not spool a hook for the team server", {
@@ -162,8 +163,6 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
           error: String(error),
         }),
     );
-    pending.add(appending);
-    void appending.finally(() => pending.delete(appending));
   };
 
   const markDown = (reason: string) => {
@@ -204,8 +203,9 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
     replaying ??= (async () => {
       try {
         // Appends still in flight land first, so the replay sees them.
-        await Promise.all([...pending]);
+        await appends;
         let replayed = 0;
+        let reached = false;
         const result = await replaySpool(options.spoolPath, async (entry) => {
           const sent = await send(entry);
           if (sent.kind === "delivered") {
@@ -217,8 +217,11 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
             markDown(sent.reason);
             throw new SpoolPaused(sent.reason);
           }
+          reached = true;
         });
-        if (result.paused !== true && counts.down) {
+        // Only an answer says it is back: an empty spool says nothing (while it is down, every
+        // hook goes to the spool, so the next replay asks).
+        if (reached && result.paused !== true && counts.down) {
           counts.down = false;
           log.info("the team server takes hooks again", { url, replayed });
         }
@@ -251,7 +254,7 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
       await draining;
       await replaying;
       while (queue.length > 0) spool(queue.shift()!);
-      await Promise.all([...pending]);
+      await appends;
     },
     counts: () => ({ ...counts }),
   };
