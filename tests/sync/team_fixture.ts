@@ -89,8 +89,10 @@ const HISTORY_QUERIES: Record<string, string> = {
   usage: `SELECT usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
     cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
     web_search_requests, calls, cost_usd, priced FROM usage ORDER BY usage_key`,
+  // Not received_at: a store records when it took a hook, and a forwarded hook reaches the
+  // team server after the laptop's store.
   events: `SELECT delivery_id, agent, session_id, event_type, ts, tool_name, tool_use_id,
-    command, success, error, prompt, received_at, raw FROM events ORDER BY delivery_id`,
+    command, success, error, prompt, raw FROM events ORDER BY delivery_id`,
   outcomes: `SELECT session_id, tool_use_id, agent, ts, success, exit_code, error
     FROM tool_outcomes ORDER BY session_id, tool_use_id`,
   sessions: `SELECT session_id, agent, cwd, started_at, last_activity_at, model, git_branch,
