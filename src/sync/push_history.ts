@@ -29,6 +29,7 @@ import type { StoreMode } from "../store/repository.ts";
 import type { Store } from "../store/store.ts";
 import { oversizedHookField } from "../agent/mod.ts";
 import { AGENT_NAMES, type AgentName, type SessionInfo } from "../model/agent_records.ts";
+import { eachInTurn } from "./in_turn.ts";
 import type { HistoryBatch } from "./wire.ts";
 
 /** Who pushes: the person their token names (null: the server's owner) and their host. */
@@ -168,11 +169,19 @@ export async function pushHistory(
       return false;
     });
 
+  // Many small writes, each its own transaction on SQLite otherwise: one write for them all.
+  const recorded: Array<[SessionInfo, string | undefined]> = [];
   for (const session of facts.values()) {
     const info = writable.get(session.session_id) ? sessionInfo(session) : undefined;
-    if (info !== undefined) await store.agent.upsertSessionFacts(info, session.transcript_path);
+    if (info !== undefined) recorded.push([info, session.transcript_path]);
+  }
+  if (recorded.length > 0) {
+    await store.transaction((s) =>
+      eachInTurn(recorded, ([info, path]) => s.agent.upsertSessionFacts(info, path))
+    );
   }
 
+  const events: Array<{ deliveryId: string; receivedAt: number; event: HookEvent }> = [];
   for (const { delivery_id, received_at, event } of batch.events) {
     if (writable.get(event.session_id) !== true) {
       refuse(event.session_id);
@@ -188,7 +197,13 @@ export async function pushHistory(
       report.invalid.push({ what: `event ${delivery_id}`, reason: oversized });
       continue;
     }
-    if (await store.agent.insertHookEvent(stored, delivery_id, received_at)) report.events++;
+    events.push({ deliveryId: delivery_id, receivedAt: received_at, event: stored });
+  }
+  if (events.length > 0) {
+    const inserted = await store.transaction((s) =>
+      eachInTurn(events, (e) => s.agent.insertHookEvent(e.event, e.deliveryId, e.receivedAt))
+    );
+    report.events = inserted.filter((isNew) => isNew).length;
   }
 
   const messages = mine(batch.messages);

@@ -237,7 +237,7 @@ class SyncRun {
     }
   }
 
-  /** Phase 1: the touched sessions' facts, calls sent before and tool outcomes. */
+  /** Phase 2: the touched sessions' facts, calls sent before and tool outcomes. */
   async #sendSessions(from: SyncMarks, through: SyncMarks): Promise<void> {
     const touched = await this.#store.agent.sessionsTouched(from, through);
     const batch = new HistoryBatch(this.#batchBytes);
@@ -264,13 +264,29 @@ class SyncRun {
     if (batch.records > 0) await this.#pushHistory(batch, "sessions", touched.length);
   }
 
-  /** Phase 2: one table's records after its cursor, up to where it stood at the start. */
+  /**
+   * Phase 1: one table's records after its cursor, up to where it stood at the start. The next
+   * batch is read and encoded while the server takes the last one (one batch in flight); the
+   * cursor moves past a batch only once it was acknowledged, in order.
+   */
   async #sendTable(table: "events" | "messages" | "usage", through: number): Promise<void> {
-    const batch = new HistoryBatch(this.#batchBytes);
+    let batch = new HistoryBatch(this.#batchBytes);
     let acknowledged = 0;
     const total = Math.max(0, through - this.#cursors[table]);
     let after = this.#cursors[table];
     let lastSeq = after;
+    let inFlight: Promise<void> | undefined;
+    const send = async (full: HistoryBatch, upTo: number) => {
+      if (inFlight !== undefined) await inFlight;
+      const sending = (async () => {
+        acknowledged += full.counts[table];
+        await this.#pushHistory(full, table, total, acknowledged);
+        await this.#moveCursor(table, upTo);
+      })();
+      // Awaited before the next batch goes; handled now, so a failure waits to be raised there.
+      sending.catch(() => {});
+      inFlight = sending;
+    };
     for (;;) {
       this.#signal?.throwIfAborted();
       const page = await this.#page(table, after, through);
@@ -280,18 +296,15 @@ class SyncRun {
       for (const entry of page) {
         const facts = this.#facts.get(entry.session_id) ?? undefined;
         if (!batch.tryAdd(table, entry.record, facts, entry.session_id)) {
-          acknowledged += batch.counts[table];
-          await this.#pushHistory(batch, table, total, acknowledged);
-          await this.#moveCursor(table, lastSeq);
-          batch.clear();
+          await send(batch, lastSeq);
+          batch = new HistoryBatch(this.#batchBytes);
           batch.tryAdd(table, entry.record, facts, entry.session_id);
         }
         lastSeq = entry.seq;
       }
     }
-    if (batch.records > 0) {
-      await this.#pushHistory(batch, table, total, acknowledged + batch.counts[table]);
-    }
+    if (batch.records > 0) await send(batch, lastSeq);
+    if (inFlight !== undefined) await inFlight;
     // Positions past the last record (rows removed since, or never read: other agents') are done.
     await this.#moveCursor(table, Math.max(lastSeq, through));
   }
