@@ -2,8 +2,8 @@
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
  * includes redact and backfill), redact, backfill, perception, http, docs
- * (which includes grep and docs-search), grep, docs-search, writers, otlp, ax
- * (default: all but those four parts).
+ * (which includes grep and docs-search), grep, docs-search, writers, otlp, ax,
+ * sync (default: all but those four parts).
  */
 import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
@@ -13,6 +13,7 @@ import { benchMcp } from "./bench/mcp.ts";
 import { benchOtlp } from "./bench/otlp.ts";
 import { benchPerception } from "./bench/perception.ts";
 import { benchRedaction } from "./bench/redaction.ts";
+import { benchSync } from "./bench/sync.ts";
 import { benchWriters } from "./bench/writers.ts";
 
 const suites: Record<string, () => Promise<void>> = {
@@ -38,6 +39,7 @@ const suites: Record<string, () => Promise<void>> = {
   writers: () => benchWriters(),
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
+  sync: () => benchSync(),
 };
 
 // grep and docs-search run inside docs, agent runs redact and backfill itself: the default list

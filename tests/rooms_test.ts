@@ -25,6 +25,7 @@ const LEVEL: Readonly<Record<string, number>> = {
   perception: 3,
   docs: 3,
   team: 3,
+  sync: 3,
   ops: 4,
   server: 5,
   // Surfaces, outermost last: the CLI starts everything, HTTP mounts MCP and the dashboard,
@@ -36,7 +37,7 @@ const LEVEL: Readonly<Record<string, number>> = {
   cli: 8,
 };
 
-const FEATURES = new Set(["agent", "perception", "docs", "team"]);
+const FEATURES = new Set(["agent", "perception", "docs", "team", "sync"]);
 const SURFACES = new Set(["mcp", "http", "install", "cli"]);
 
 /**

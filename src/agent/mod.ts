@@ -32,7 +32,7 @@ export type { DeliveryEnvelope } from "./hooks/hook_limits.ts";
 export { canonicalEventName, normalizeHookPayload } from "./hooks/hook_normalizer.ts";
 export type { NormalizeHookOptions } from "./hooks/hook_normalizer.ts";
 export { startServerInBackground } from "./hooks/server_autostart.ts";
-export { appendToSpool, replaySpool } from "./hooks/spool.ts";
+export { appendToSpool, replaySpool, SpoolPaused } from "./hooks/spool.ts";
 export type { ReplayCounts, SpoolEntry } from "./hooks/spool.ts";
 export { redactionMarker, redactString, redactUnknown, redactValue } from "./redact/redact.ts";
 export { readJsonlLines } from "./transcripts/jsonl_reader.ts";
@@ -56,6 +56,7 @@ export type { TranscriptSource } from "./transcripts/transcript_paths.ts";
 export { findTranscriptFiles, TranscriptTailer } from "./transcripts/transcript_tailer.ts";
 export type { TailerOptions, TranscriptFile } from "./transcripts/transcript_tailer.ts";
 export { loadPriceOverrides, priceOverridesPath } from "./usage/price_overrides.ts";
+export { callPrice } from "./usage/usage_pricing.ts";
 export {
   costOf,
   DEFAULT_PRICES,

@@ -91,6 +91,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./team.ts")).command,
   },
   {
+    name: "sync",
+    summary: "Push this data home's history and documents to a team server (--to URL)",
+    load: async () => (await import("./sync.ts")).command,
+  },
+  {
     name: "call",
     summary: "Run one operation: vantage call <operation_id> '<json>'",
     load: async () => (await import("./call.ts")).command,

@@ -20,6 +20,7 @@ import { STORE } from "../ops/service_keys.ts";
 import { PersonTokens } from "../team/mod.ts";
 import { type DaemonHandles, startVantageServer } from "../server/vantage_server.ts";
 import { parseStoreLocation } from "../store/postgres/store_url.ts";
+import { teamToken, teamUrl } from "../sync/mod.ts";
 import { type Command, parseFlags } from "./command.ts";
 
 /** The `serve` command. */
@@ -46,6 +47,9 @@ Options:
                 the catalog and the dashboard from it; it watches no files and tails no
                 transcripts (laptops send theirs). Not on PostgreSQL yet, answered 503
                 'unavailable': document memory, OpenTelemetry intake, read-only SQL
+  --upstream URL  Also forward every hook to this team server (default VANTAGE_UPSTREAM),
+                with the token in VANTAGE_TEAM_TOKEN or the data home's team-token
+                file; hooks wait in upstream-spool/ while it is down
   -h, --help    Show this help`,
   async run(args) {
     const { values } = parseFlags("serve", args, {
@@ -54,6 +58,7 @@ Options:
       token: { type: "string" },
       "no-tail": { type: "boolean" },
       store: { type: "string" },
+      upstream: { type: "string" },
     });
     // The store first: a wrong or unreachable store stops serve before it writes anything.
     const storeFlag = typeof values.store === "string" ? values.store : undefined;
@@ -74,6 +79,19 @@ Options:
     }
     const paths = resolvePaths();
     const log = createLogger("serve");
+    const upstreamUrl = typeof values.upstream === "string"
+      ? values.upstream
+      : readEnv("VANTAGE_UPSTREAM");
+    if (upstreamUrl !== undefined && location.kind === "postgres") {
+      throw new VantageError(
+        "invalid_arguments",
+        "--upstream forwards a laptop's hooks to a team server; a team server on PostgreSQL " +
+          "takes hooks itself (leave out --upstream or --store)",
+      );
+    }
+    const upstream = upstreamUrl === undefined
+      ? undefined
+      : await upstreamOf(upstreamUrl, paths.home);
     const token = typeof values.token === "string" ? values.token : readEnv("VANTAGE_TOKEN") ??
       await loadOrCreateToken(paths.home);
     // Listening for signals before the server records its port: a SIGTERM sent as soon as the
@@ -117,7 +135,7 @@ Options:
         const { startPostgresServer } = await import("../server/postgres_server.ts");
         server = await startPostgresServer({ ...common, location });
       } else {
-        server = await startVantageServer(common);
+        server = await startVantageServer({ ...common, upstream });
       }
     } catch (error) {
       Deno.removeSignalListener("SIGINT", stop);
@@ -127,6 +145,7 @@ Options:
     const origin = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
     log.info(`listening on ${origin}`, { home: paths.home });
     log.info(`dashboard at ${origin}/ · MCP at ${origin}/mcp`);
+    if (upstream !== undefined) log.info(`forwarding hooks to ${upstream.url}`);
     if (stopping) void server.shutdown();
     await server.finished;
     Deno.removeSignalListener("SIGINT", stop);
@@ -135,3 +154,21 @@ Options:
     return 0;
   },
 };
+
+/**
+ * The team server hooks are forwarded to, with the person's token; refused at start, in one
+ * line, when it is not a URL, no token is set, or this process may not connect to it.
+ */
+async function upstreamOf(given: string, home: string): Promise<{ url: string; token: string }> {
+  const url = teamUrl(given, "--upstream");
+  const token = await teamToken(home);
+  const host = new URL(url).host;
+  const permission = await Deno.permissions.query({ name: "net", host });
+  if (permission.state !== "granted") {
+    throw new VantageError(
+      "invalid_arguments",
+      `--upstream ${url}: this serve may not connect to ${host}; set VANTAGE_UPSTREAM (or VANTAGE_TEAM_URL) to it so the permission set allows it`,
+    );
+  }
+  return { url, token };
+}

@@ -82,19 +82,21 @@ export function permissionFlags(
   flags.push(`--allow-read=${unique(read).join(",")}`);
   flags.push(`--allow-write=${unique(write).join(",")}`);
   // A PostgreSQL store (team mode): serve and the CLI (`vantage team`) may reach its server, and
-  // read the PG* variables
-  // its client reads as libpq does (PGPASSWORD, PGSSLMODE, …).
+  // read the PG* variables its client reads as libpq does (PGPASSWORD, PGSSLMODE, …).
   const database = profile === "serve" || profile === "cli" ? postgresTarget(store) : undefined;
   if (profile === "serve" || profile === "hook" || profile === "cli") {
-    const net = ["127.0.0.1", "localhost"];
+    // A team server: `vantage sync` pushes to it, `serve --upstream` forwards hooks to it.
+    const team = profile === "hook" ? [] : teamHosts();
+    const net = ["127.0.0.1", "localhost", ...team];
     if (database !== undefined) net.push(database);
     flags.push(`--allow-net=${unique(net).join(",")}`);
   }
   flags.push(
     database === undefined ? "--allow-env=HOME,VANTAGE_*" : "--allow-env=HOME,VANTAGE_*,PG*",
   );
-  // The hook names the machine it runs on to the server, which records it with each event.
-  if (profile === "hook") flags.push("--allow-sys=hostname");
+  // The hook names the machine it runs on to the server, which records it with each event, and
+  // so does `vantage sync` with what it pushes.
+  if (profile === "hook" || profile === "cli") flags.push("--allow-sys=hostname");
   // git for the server's sensors; the runtime itself for the hook (which starts the server when
   // none answers) and for exec_query (whose query processes are this runtime).
   const self = Deno.execPath();
@@ -124,6 +126,26 @@ export function postgresTarget(store: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The hosts (with their ports, when given) of the team server named by `VANTAGE_TEAM_URL` and
+ * of the upstream named by `VANTAGE_UPSTREAM`: a team member's `vantage sync` and `serve
+ * --upstream` connect to them. A value that is not a URL adds nothing (the command says why).
+ */
+export function teamHosts(): string[] {
+  const hosts: string[] = [];
+  for (const name of ["VANTAGE_TEAM_URL", "VANTAGE_UPSTREAM"]) {
+    const value = readEnv(name);
+    if (value === undefined) continue;
+    try {
+      const url = new URL(value.trim());
+      if (url.protocol === "http:" || url.protocol === "https:") hosts.push(url.host);
+    } catch {
+      // Not a URL: nothing to allow.
+    }
+  }
+  return hosts;
 }
 
 /**

@@ -18,6 +18,8 @@ export type {
   IngestReport,
   InlineDocument,
 } from "./doc_ingest.ts";
+export { documentBytes } from "./doc_read.ts";
+export { sha256Hex } from "./content_hash.ts";
 export { DEFAULT_FUSION, rankDocuments } from "./doc_search.ts";
 export type { FusionSettings, Ranking, SearchMode, SearchRequest } from "./doc_search.ts";
 export { grepDocuments } from "./doc_grep.ts";

@@ -2,7 +2,8 @@
  * Who an HTTP request acts as: the scopes the server grants HTTP callers,
  * narrowed by an `X-Vantage-Scopes` header when the client asks for less;
  * the folder it works in (`?cwd=` or `X-Vantage-Cwd`), which the agent
- * operations use as "this project"; and the calling agent, when named.
+ * operations use as "this project"; the calling agent, when named; and the
+ * machine the client runs on (`X-Vantage-Host`), when named.
  * Each is bounded: an over-long or control-character value is a 400 naming
  * the header or parameter.
  *
@@ -85,5 +86,12 @@ export function callerFromRequest(
     "an agent name",
   );
   if (agent !== undefined) caller.agent = agent;
+  // The machine the client runs on, as it says (a team server records it with what it pushes).
+  const host = boundedParam(
+    readParam(request, url, { header: "X-Vantage-Host" }),
+    NAME_MAX_CHARS,
+    "a host name",
+  );
+  if (host !== undefined) caller.host = host;
   return caller;
 }

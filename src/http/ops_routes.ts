@@ -87,7 +87,10 @@ export function opsRoutes(ops: OpsAccess | undefined): Route[] {
         const access = availableOps(ops);
         const caller = opsCaller(access, context);
         const operationId = operationIdOf(context.path, context.rest);
-        const args = await readJsonObject(context.request, access.bodyLimit ?? OPS_BODY_LIMIT);
+        // An operation taking bulk uploads (a sync push) reads a body up to its own limit.
+        const ownLimit = access.catalog.get(operationId)?.maxArgumentChars ?? 0;
+        const limit = Math.max(access.bodyLimit ?? OPS_BODY_LIMIT, ownLimit);
+        const args = await readJsonObject(context.request, limit);
         return await runOperation(access, caller, operationId, args, context.request.signal);
       },
     },

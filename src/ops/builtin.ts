@@ -10,11 +10,19 @@ import { dexCassette } from "./dex/cassette.ts";
 import { docsCassette, docSessionCassette } from "../docs/mod.ts";
 import type { OperationNaming } from "./naming.ts";
 import type { Cassette } from "./operation.ts";
+import { syncCassette } from "../sync/mod.ts";
 import { teamCassette } from "../team/mod.ts";
 
 /** Every built-in cassette, in listing order. */
 export function builtinCassettes(): Cassette[] {
-  return [dexCassette, agentCassette, docsCassette, docSessionCassette, teamCassette];
+  return [
+    dexCassette,
+    agentCassette,
+    docsCassette,
+    docSessionCassette,
+    teamCassette,
+    syncCassette,
+  ];
 }
 
 /**

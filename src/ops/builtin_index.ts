@@ -77,6 +77,9 @@ const OPERATION_MODULES: Readonly<Record<string, ModuleLoader>> = {
   "team.add_user": () => import("../team/ops/add_user.ts"),
   "team.revoke_user": () => import("../team/ops/revoke_user.ts"),
   "team.list_users": () => import("../team/ops/list_users.ts"),
+  "sync.hello": () => import("../sync/ops/hello.ts"),
+  "sync.push": () => import("../sync/ops/push.ts"),
+  "sync.push_documents": () => import("../sync/ops/push_documents.ts"),
 };
 
 /**

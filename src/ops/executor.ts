@@ -133,9 +133,9 @@ export async function executeOperation(
   caller: Caller,
   options: ExecuteOptions = {},
 ): Promise<ExecuteResponse> {
-  const preflight = checkArgumentSize(catalog, args);
-  if (preflight !== undefined) return { error: preflight };
   const operation = catalog.get(operationId);
+  const preflight = checkArgumentSize(catalog, args, operation?.maxArgumentChars);
+  if (preflight !== undefined) return { error: preflight };
   if (operation === undefined) {
     return { error: unknownOperation(catalog, operationId, caller) };
   }
@@ -274,7 +274,12 @@ async function runValidated(
   return { ...envelope, result: checked.data };
 }
 
-function checkArgumentSize(catalog: Catalog, args: unknown): ErrorObject | undefined {
+function checkArgumentSize(
+  catalog: Catalog,
+  args: unknown,
+  ownLimit?: number,
+): ErrorObject | undefined {
+  const limit = Math.max(catalog.limits.maxArgumentChars, ownLimit ?? 0);
   let size: number;
   try {
     size = jsonLength(args ?? {});
@@ -287,13 +292,12 @@ function checkArgumentSize(catalog: Catalog, args: unknown): ErrorObject | undef
       }`,
     };
   }
-  if (size > catalog.limits.maxArgumentChars) {
+  if (size > limit) {
     return {
       kind: "invalid_arguments",
       dispatched: false,
-      message:
-        `arguments are ${size} characters of JSON; the limit is ${catalog.limits.maxArgumentChars}`,
-      details: { size, limit: catalog.limits.maxArgumentChars },
+      message: `arguments are ${size} characters of JSON; the limit is ${limit}`,
+      details: { size, limit },
     };
   }
   return undefined;

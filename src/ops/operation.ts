@@ -105,6 +105,11 @@ export interface Operation<I extends Schema = Schema, O extends Schema = Schema>
   /** Per-operation time limit in milliseconds (default: the catalog's). */
   timeoutMs?: number;
   /**
+   * Largest arguments it takes, in characters of their JSON form, when that is more than the
+   * catalog's limit (a bulk upload); HTTP reads a body that large for it too.
+   */
+  maxArgumentChars?: number;
+  /**
    * Ids the operation had before it was renamed: a call by one of them still
    * runs it, but listings and search show only `id`.
    */

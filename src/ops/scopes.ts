@@ -14,26 +14,29 @@ export const KNOWN_SCOPES: readonly string[] = [
   "docs:read",
   "docs:write",
   "session:write",
+  "sync:write",
   "admin",
   "net",
 ];
 
 /**
- * The scopes a local caller gets when none are given: everything but network access and
- * `admin`. Managing a team server's people is asked for by name (`vantage team` does), so an
- * agent's MCP process neither holds it nor lists those operations.
+ * The scopes a local caller gets when none are given: everything but network access, `admin`
+ * and `sync:write`. Managing a team server's people and pushing one's history to it are asked
+ * for by name (`vantage team` does; a person's token holds `sync:write`), so an agent's MCP
+ * process neither holds them nor lists those operations.
  */
 export const DEFAULT_SCOPES: readonly string[] = KNOWN_SCOPES.filter((scope) =>
-  scope !== "net" && scope !== "admin"
+  scope !== "net" && scope !== "admin" && scope !== "sync:write"
 );
 
 /**
- * What a person's token grants on a team server, by role: a member reads everything and
- * writes (their own data: operations refuse another person's); an admin also manages people.
+ * What a person's token grants on a team server, by role: a member reads everything, writes
+ * (their own data: operations refuse another person's) and pushes their own history
+ * (`vantage sync`); an admin also manages people.
  */
 export const ROLE_SCOPES: Readonly<Record<"member" | "admin", readonly string[]>> = {
-  member: DEFAULT_SCOPES,
-  admin: [...DEFAULT_SCOPES, "admin"],
+  member: [...DEFAULT_SCOPES, "sync:write"],
+  admin: [...DEFAULT_SCOPES, "sync:write", "admin"],
 };
 
 /**

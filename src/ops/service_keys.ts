@@ -50,3 +50,11 @@ export const CWD: ServiceKey<string> = serviceKey<string>("cwd");
 
 /** The clock, so tests can fix "now". */
 export const CLOCK: ServiceKey<() => number> = serviceKey<() => number>("clock");
+
+/**
+ * Tells the process that messages were stored by something other than its own transcript
+ * reading (a team server taking a `vantage sync` push), so its message search index takes them
+ * now rather than at the next transcript it reads. A process without a search index worker
+ * provides none.
+ */
+export const MESSAGES_STORED: ServiceKey<() => void> = serviceKey<() => void>("messages stored");

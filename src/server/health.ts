@@ -19,6 +19,8 @@ export interface HealthSources {
   telemetryExports(): number;
   /** Open live-event streams. */
   liveSubscribers(): number;
+  /** Hooks forwarded to a team server (`serve --upstream`), when forwarding. */
+  upstream?(): Record<string, unknown>;
 }
 
 /**
@@ -42,6 +44,7 @@ export function healthFacts(sources: HealthSources): () => Record<string, unknow
       telemetry_exports: sources.telemetryExports(),
       pid: Deno.pid,
       live_subscribers: sources.liveSubscribers(),
+      ...(sources.upstream === undefined ? {} : { upstream: sources.upstream() }),
     };
   };
 }

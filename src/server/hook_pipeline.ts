@@ -88,6 +88,11 @@ export interface HookPipelineOptions {
   log: Logger;
   /** The data home, where damage met on a write is recorded. */
   home: string;
+  /**
+   * Hands each delivery this store took (or had already) on to a team server
+   * (`serve --upstream`); called after the write, and must return at once.
+   */
+  forward?: (delivery: HookDelivery) => void;
 }
 
 /**
@@ -101,7 +106,7 @@ export interface HookPipelineOptions {
  * ```
  */
 export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
-  const { store, db, perception, events, log, home } = options;
+  const { store, db, perception, events, log, home, forward } = options;
   let transcripts: TranscriptAccess | undefined;
   let stored = 0;
 
@@ -177,6 +182,21 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
     });
   };
 
+  // Stored here first, then handed on: a refused delivery is not the team's either.
+  const forwarded = (delivery: HookDelivery, taken: HookTaken): HookTaken => {
+    // A hook a person's token sent is theirs to send on, not this server's owner's.
+    if (
+      forward !== undefined && delivery.person === undefined && (taken.stored || taken.duplicate)
+    ) {
+      try {
+        forward(delivery);
+      } catch (error) {
+        log.error("forwarding a hook failed", { error: String(error) });
+      }
+    }
+    return taken;
+  };
+
   return {
     async take(delivery) {
       const prepared = prepareHookDelivery(delivery);
@@ -191,9 +211,10 @@ export function createHookPipeline(options: HookPipelineOptions): HookPipeline {
       ) {
         await transcripts.readNow(prepared.event.transcript_path!, OUTCOME_WAIT_MS);
       }
-      return await takePrepared(prepared);
+      return forwarded(delivery, await takePrepared(prepared));
     },
-    takeNow: (delivery) => takePrepared(prepareHookDelivery(delivery)),
+    takeNow: (delivery) =>
+      andThen(takePrepared(prepareHookDelivery(delivery)), (taken) => forwarded(delivery, taken)),
     get stored() {
       return stored;
     },

@@ -11,11 +11,11 @@
  *
  * @module
  */
-import type { VantagePaths } from "../core/config.ts";
+import { joinPath, type VantagePaths } from "../core/config.ts";
 import type { Logger } from "../core/log.ts";
 import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
 import type { AgentName } from "../model/agent_records.ts";
-import { DATABASE, STORE, vantageServices } from "../ops/runtime.ts";
+import { DATABASE, MESSAGES_STORED, STORE, vantageServices } from "../ops/runtime.ts";
 import type { Services } from "../ops/services.ts";
 import { startCheckpointer } from "../store/checkpointer.ts";
 import { checkpoint, setCheckpointInterval } from "../store/database.ts";
@@ -23,6 +23,7 @@ import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
 import { EventBus } from "./event_bus.ts";
 import { healthFacts } from "./health.ts";
 import { createHookPipeline, type HookPipeline } from "./hook_pipeline.ts";
+import { startHookUpstream } from "./hook_upstream.ts";
 import { listen } from "./listener.ts";
 import { startMessageIndexing } from "./message_indexing.ts";
 import { startSensors } from "./sensors.ts";
@@ -64,6 +65,8 @@ export interface VantageServerOptions {
   agents?: readonly AgentName[];
   /** How often to replay the spool, ms (default 5000). */
   spoolIntervalMs?: number;
+  /** A team server every stored hook is forwarded to (`serve --upstream`). */
+  upstream?: { url: string; token: string; replayIntervalMs?: number };
   /** Where to log. */
   log: Logger;
 }
@@ -121,6 +124,13 @@ async function startHolding(
   const prices = loadPriceOverrides(paths.home);
   const events = new EventBus();
   const sensors = startSensors({ db, events, refuseWatching: [paths.userHome], log });
+  const upstream = options.upstream === undefined ? undefined : startHookUpstream({
+    url: options.upstream.url,
+    token: options.upstream.token,
+    spoolPath: joinPath(paths.home, "upstream-spool", "hooks.jsonl"),
+    replayIntervalMs: options.upstream.replayIntervalMs,
+    log,
+  });
   const pipeline = createHookPipeline({
     store: services.get(STORE),
     db,
@@ -128,6 +138,7 @@ async function startHolding(
     events,
     log,
     home: paths.home,
+    forward: upstream?.forward,
   });
   // Spooled hooks are stored before the tailer exists: it completes what they left unknown.
   const spool = await startSpoolReplay({
@@ -142,6 +153,8 @@ async function startHolding(
     home: paths.home,
     log,
   });
+  // Messages a team member's `vantage sync` pushed are searchable as soon as they are stored.
+  services.provide(MESSAGES_STORED, () => () => indexing.kick());
   const tailing = createTranscriptTailing({
     db,
     userHome: paths.userHome,
@@ -178,6 +191,9 @@ async function startHolding(
       hooksStored: () => pipeline.stored,
       telemetryExports: () => telemetry.exports,
       liveSubscribers: () => events.subscribers,
+      upstream: upstream === undefined
+        ? undefined
+        : () => ({ url: options.upstream!.url, ...upstream.counts() }),
     }),
   });
   const listener = await listen(options.host, options.port, handler);
@@ -197,6 +213,7 @@ async function startHolding(
       await telemetry.stop();
       await tailing.stop();
       await spool.replay(); // Anything spooled while we were stopping still lands.
+      await upstream?.stop(); // What was not forwarded yet waits in its spool.
       await indexing.stop();
       await checkpointer?.stop();
       checkpoint(db);

@@ -66,6 +66,12 @@ export interface ScriptedAnthropicOptions {
    * change the world between two model calls (edit a file under the agent, wait for a sensor).
    */
   beforeTurn?: (index: number, body: unknown) => void | Promise<void>;
+  /**
+   * Put after `msg_`, `req_` and `toolu_` in every id (default `script`/`side`, as above):
+   * servers playing for several people give each person's calls ids of their own, as the
+   * real API does.
+   */
+  idPrefix?: string;
 }
 
 const DEFAULT_USAGE: ScriptUsage = {
@@ -207,7 +213,9 @@ export function startScriptedAnthropicServer(
   let mainCount = 0;
   let sideCount = 0;
   let toolCount = 0;
-  const nextToolId = (): string => `toolu_script_${pad(++toolCount)}`;
+  const main = options.idPrefix ?? "script";
+  const side = options.idPrefix === undefined ? "side" : `${options.idPrefix}_side`;
+  const nextToolId = (): string => `toolu_${main}_${pad(++toolCount)}`;
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -238,8 +246,8 @@ export function startScriptedAnthropicServer(
       recorded.main = true;
       await options.beforeTurn?.(mainCount, body);
       mainCount++;
-      id = `msg_script_${pad(mainCount)}`;
-      requestId = `req_script_${pad(mainCount)}`;
+      id = `msg_${main}_${pad(mainCount)}`;
+      requestId = `req_${main}_${pad(mainCount)}`;
       const turn = script.shift() ?? { blocks: [{ type: "text", text: "(script exhausted)" }] };
       blocks = turn.blocks;
       stopReason = turn.stop_reason ??
@@ -247,8 +255,8 @@ export function startScriptedAnthropicServer(
       usage = turn.usage ?? DEFAULT_USAGE;
     } else {
       sideCount++;
-      id = `msg_side_${pad(sideCount)}`;
-      requestId = `req_side_${pad(sideCount)}`;
+      id = `msg_${side}_${pad(sideCount)}`;
+      requestId = `req_${side}_${pad(sideCount)}`;
       blocks = [{ type: "text", text: options.sideText ?? "Vantage fixture session" }];
       stopReason = "end_turn";
       usage = { input_tokens: 50, output_tokens: 5 };
@@ -262,7 +270,7 @@ export function startScriptedAnthropicServer(
           toolIndex++;
           return {
             type: "tool_use",
-            id: block.id ?? `toolu_script_${pad(toolIndex)}`,
+            id: block.id ?? `toolu_${main}_${pad(toolIndex)}`,
             name: block.name,
             input: block.input,
           };

@@ -26,11 +26,15 @@ function pathsOf(home: AgentHome) {
   return { ...resolvePaths(home.dataHome), userHome: home.home };
 }
 
-/** Starts `serve --port 0` and waits until it has recorded its port. */
+/**
+ * Starts `serve --port 0` and waits until it has recorded its port (at most `startMs`: a test
+ * that starts servers on a machine its real clients keep busy gives them longer).
+ */
 export async function startServe(
   home: AgentHome,
   args: string[] = [],
   roots: string[] = [],
+  startMs = 20_000,
 ): Promise<ServeProcess> {
   // The store serve will use (`--store` wins over VANTAGE_STORE), as its launcher scopes it.
   const storeAt = args.indexOf("--store");
@@ -50,7 +54,7 @@ export async function startServe(
   (async () => {
     for await (const _ of child.stdout) { /* drain */ }
   })();
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + startMs;
   let port: number | undefined;
   while (Date.now() < deadline) {
     try {

@@ -4,9 +4,10 @@
  * counted as the benches count (4 characters a token), and its result
  * schemas are slim: top-level fields and their types, nothing deeper.
  *
- * An agent holds every scope but `admin` at most: managing a team server's
- * people is asked for by name (`vantage team`, `--scopes …,admin`), so the
- * `team` tools are in no agent's list and the budget counts the rest.
+ * An agent holds every scope but `admin` and `sync:write` at most: managing a
+ * team server's people and pushing one's history to it are asked for by name
+ * (`vantage team`, a person's token), so the `team` and `sync` tools are in
+ * no agent's list and the budget counts the rest.
  */
 import assert from "node:assert/strict";
 import { builtinCatalog } from "../../src/ops/builtin.ts";
@@ -16,7 +17,7 @@ import { buildSurface } from "../../src/mcp/surfaces.ts";
 import { KNOWN_SCOPES } from "../../src/ops/scopes.ts";
 
 const catalog = builtinCatalog({ naming: VANTAGE_NAMING });
-const AGENT_SCOPES = KNOWN_SCOPES.filter((scope) => scope !== "admin");
+const AGENT_SCOPES = KNOWN_SCOPES.filter((scope) => scope !== "admin" && scope !== "sync:write");
 const tools = buildSurface("full", catalog, { scopes: AGENT_SCOPES }).tools();
 const adminTools = buildSurface("full", catalog, { scopes: ["*"] }).tools()
   .filter((tool) => !tools.some((own) => own.name === tool.name));
@@ -44,11 +45,18 @@ function describes(node: unknown): boolean {
 }
 
 Deno.test("full surface: names, descriptions and input schemas under 8,000 tokens", () => {
-  // Every tool but the team's, which only an admin caller lists.
+  // Every tool but the team's and sync's, which only an admin or a person's token lists.
   assert.equal(tools.length + adminTools.length, catalog.operations().length);
   assert.deepEqual(
     adminTools.map((tool) => tool.name).sort(),
-    ["team_add_user", "team_list_users", "team_revoke_user"],
+    [
+      "sync_hello",
+      "sync_push",
+      "sync_push_documents",
+      "team_add_user",
+      "team_list_users",
+      "team_revoke_user",
+    ],
   );
   const modelView = tools.map((tool) => ({
     name: tool.name,

@@ -16,6 +16,7 @@ import { startServe } from "../helpers/serve_process.ts";
 import { FIXTURES } from "../helpers/transcript_fixtures.ts";
 import { indexedTo } from "../../src/store/agent/message_index.ts";
 import { messageIndexPath } from "../../src/store/agent/schema.ts";
+import { sha256Hex } from "../../src/docs/mod.ts";
 
 /** What the samples point at: the document root and the seeded targets. */
 export interface SampleContext {
@@ -43,6 +44,9 @@ export interface OperationSample {
 
 /** The agent session of the Claude Code fixture: its transcript and its hook payloads. */
 export const FIXTURE_SESSION = "843adfa2-d81e-4a0f-a04c-dee7a420fb51";
+
+/** A document another store pushes (`sync.push_documents`'s sample). */
+const PUSHED_DOCUMENT = "# Pushed\n\nA note pushed from another store.\n";
 
 /** Bytes the loopback download serves. */
 export const DOWNLOAD_TEXT = "downloaded bytes for the scope table\n";
@@ -110,6 +114,40 @@ export const OPERATION_SAMPLES: Readonly<Record<string, OperationSample>> = {
   "team.add_user": { args: () => ({ name: "new-person", replace: true }) },
   "team.revoke_user": { args: () => ({ name: "seeded-person" }) },
   "team.list_users": { args: () => ({}) },
+  "sync.hello": { args: () => ({}) },
+  "sync.push": {
+    args: () => ({
+      sessions: [{
+        session_id: "sync-sample-session",
+        agent: "claude_code",
+        cwd: "/work/pushed",
+        started_at: Date.UTC(2026, 0, 2),
+        last_activity_at: Date.UTC(2026, 0, 2),
+        is_subagent: false,
+      }],
+      messages: [{
+        agent: "claude_code",
+        session_id: "sync-sample-session",
+        message_key: "pushed-1",
+        ts: Date.UTC(2026, 0, 2),
+        role: "user",
+        message_type: "user",
+        text: "a message pushed from another store",
+      }],
+    }),
+  },
+  "sync.push_documents": {
+    args: () => ({
+      documents: [{
+        path: "/elsewhere/pushed.md",
+        relative_path: "pushed.md",
+        hash: sha256Hex(PUSHED_DOCUMENT),
+        content_base64: new TextEncoder().encode(PUSHED_DOCUMENT).toBase64(),
+        modified_at: Date.UTC(2026, 0, 2),
+        tags: ["pushed"],
+      }],
+    }),
+  },
 };
 
 /**

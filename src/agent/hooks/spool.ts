@@ -44,6 +44,18 @@ export interface SpoolEntry {
 /** Replays that may fail on one entry before it is moved to `rejected.jsonl`. */
 export const REPLAY_ATTEMPTS = 5;
 
+/**
+ * Thrown by a replay's handler when the entry cannot be taken now for a reason that is not
+ * the entry's (the server it goes to is down): the replay stops there and keeps that entry
+ * and every one after it for the next replay, none of them counted as failing.
+ */
+export class SpoolPaused extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "SpoolPaused";
+  }
+}
+
 const encoder = new TextEncoder();
 
 /**
@@ -88,6 +100,8 @@ export interface ReplayCounts {
   rejected: number;
   /** Entries whose handling threw this time (kept for the next replay unless out of attempts). */
   failed: number;
+  /** The handler paused the replay ({@linkcode SpoolPaused}): what was left waits whole. */
+  paused?: boolean;
 }
 
 /** How a replay treats its entries. */
@@ -110,7 +124,8 @@ export interface ReplayOptions {
  * entries were handled, so a crash mid-replay replays the batch again —
  * harmless, because handling is idempotent. When `handle` throws, the entry
  * is reported to `onFailure` and kept in its batch for the next replay; the
- * rest of the batch goes on.
+ * rest of the batch goes on. When it throws {@linkcode SpoolPaused}, the
+ * replay stops and everything not handled yet stays, uncounted.
  */
 export async function replaySpool(
   spoolPath: string,
@@ -132,13 +147,19 @@ export async function replaySpool(
   } catch {
     return counts;
   }
+  let paused = false;
   for (const name of batches.sort()) {
+    if (paused) break;
     const path = joinPath(dir, name);
     const text = await Deno.readTextFile(path);
     const rejected: string[] = [];
     const retry: string[] = [];
     for (const line of text.split("\n")) {
       if (line.trim() === "") continue;
+      if (paused) {
+        retry.push(line);
+        continue;
+      }
       const entry = parseEntry(line, options.keepPerson === true);
       if (entry === undefined) {
         rejected.push(line);
@@ -148,6 +169,12 @@ export async function replaySpool(
         await handle(entry);
         counts.entries++;
       } catch (error) {
+        if (error instanceof SpoolPaused) {
+          paused = true;
+          counts.paused = true;
+          retry.push(line);
+          continue;
+        }
         counts.failed++;
         onFailure(entry, error);
         if (options.counts !== undefined && !options.counts(error)) {

@@ -16,6 +16,15 @@ import type {
   ToolOutcome,
   TranscriptMessage,
 } from "../../model/agent_records.ts";
+import type {
+  SessionOwner,
+  SyncHookEvent,
+  SyncMarks,
+  SyncMessage,
+  SyncSession,
+  SyncUsage,
+  UsageOwner,
+} from "../../model/sync_records.ts";
 import type { DatabaseSync } from "../database.ts";
 import { type Answer, bindConnection, type StoreMode } from "../repository.ts";
 import {
@@ -83,6 +92,18 @@ import {
   transcriptToolCall,
   transcriptToolResults,
 } from "./tool_texts.ts";
+import {
+  claimSessions,
+  eventsAfter,
+  messagesAfter,
+  sessionFacts,
+  sessionsTouched,
+  syncHighWater,
+  toolOutcomesOf,
+  usageAfter,
+  usageOfSessions,
+  usageOwners,
+} from "./sync_records.ts";
 import {
   getTranscriptCursor,
   saveTranscriptCursor,
@@ -249,6 +270,36 @@ export interface AgentStore<M extends StoreMode = "sync"> {
   sessionUsage(sessionId: string, limit: number): Answer<SessionUsageRow[], M>;
   /** A session's model calls since a time, oldest first. */
   usageSince(sessionId: string, since: number): Answer<CallUsageRow[], M>;
+
+  // Laptop to team: what a sync reads locally, and what a team server checks --------------------
+
+  /** The largest position of the events, messages and usage tables. */
+  syncHighWater(): Answer<SyncMarks, M>;
+  /** Hook events after a position up to another, oldest first. */
+  eventsAfter(after: number, through: number, limit: number): Answer<SyncHookEvent[], M>;
+  /** Transcript messages after a position up to another, oldest first. */
+  messagesAfter(after: number, through: number, limit: number): Answer<SyncMessage[], M>;
+  /** Model calls after a position up to another, oldest first. */
+  usageAfter(after: number, through: number, limit: number): Answer<SyncUsage[], M>;
+  /** The model calls of some sessions at positions up to one, at their current figures. */
+  usageOfSessions(sessionIds: readonly string[], through: number): Answer<SyncUsage[], M>;
+  /** The sessions records between two sets of positions belong to, in id order. */
+  sessionsTouched(after: SyncMarks, through: SyncMarks): Answer<string[], M>;
+  /** The tool outcomes recorded for some sessions. */
+  toolOutcomesOf(sessionIds: readonly string[]): Answer<ToolOutcome[], M>;
+  /** What the store knows of some sessions. */
+  sessionFacts(sessionIds: readonly string[]): Answer<SyncSession[], M>;
+  /**
+   * Creates the sessions (and sub-agents' parents) the store lacks, attributed to `person`
+   * on `host`; a stored session keeps its person. Answers who each now belongs to.
+   */
+  claimSessions(
+    sessions: readonly SyncSession[],
+    person: string | null,
+    host: string | null,
+  ): Answer<SessionOwner[], M>;
+  /** Whose session each stored one of these usage keys is counted in. */
+  usageOwners(usageKeys: readonly string[]): Answer<UsageOwner[], M>;
 }
 
 /**
@@ -311,6 +362,16 @@ const SQLITE_AGENT_FUNCTIONS = {
   unpricedModels,
   sessionUsage,
   usageSince,
+  syncHighWater,
+  eventsAfter,
+  messagesAfter,
+  usageAfter,
+  usageOfSessions,
+  sessionsTouched,
+  toolOutcomesOf,
+  sessionFacts,
+  claimSessions,
+  usageOwners,
 };
 
 /**

@@ -80,6 +80,7 @@ import {
   type DocumentPath,
   documentPathsAll,
   type DocumentRow,
+  documentsAfter,
   documentsByHashPrefix,
   documentsByIds,
   documentsByName,
@@ -170,6 +171,8 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   documentPathsAll(latestOnly: boolean): Answer<DocumentPath[], M>;
   /** Every version stored for these paths. */
   documentsForPaths(paths: readonly string[]): Answer<DocumentRow[], M>;
+  /** Documents with ids above one, every version, in the order they were stored. */
+  documentsAfter(afterId: number, limit: number): Answer<DocumentRow[], M>;
   /** Deletes a document row and what hangs off it. */
   deleteDocumentRow(id: number): Answer<void, M>;
   /** Records which embedding model produced a document's vectors. */
@@ -387,6 +390,7 @@ const SQLITE_DOCS_FUNCTIONS = {
   documentsByName,
   documentPathsAll,
   documentsForPaths,
+  documentsAfter,
   deleteDocumentRow,
   setVectorModel,
   isLatestDocument,

@@ -277,6 +277,19 @@ export function documentsForPaths(db: DatabaseSync, paths: readonly string[]): D
   return out;
 }
 
+/**
+ * Documents with ids above `afterId`, oldest first, at most `limit`: every version, in the
+ * order they were stored (what `vantage sync` sends a team server).
+ */
+export function documentsAfter(db: DatabaseSync, afterId: number, limit: number): DocumentRow[] {
+  return DOCUMENT.all(
+    prepared(
+      db,
+      `SELECT ${DOCUMENT_COLUMNS} FROM docs_documents d WHERE d.id > ? ORDER BY d.id LIMIT ?`,
+    ).all(afterId, limit),
+  );
+}
+
 /** Deletes a document row (tags, metadata, collection and snapshot memberships go with it). */
 export function deleteDocumentRow(db: DatabaseSync, id: number): void {
   prepared(db, "DELETE FROM docs_documents WHERE id = ?").run(id);

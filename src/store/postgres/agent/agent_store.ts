@@ -11,16 +11,19 @@
  */
 import type { AgentStore, MessageSearch } from "../../agent/agent_store.ts";
 import { bindQueryable } from "../binding.ts";
+import { withPending } from "../pending_area.ts";
 import type { PgQueryable } from "../connection.ts";
 import * as cursorsAndOutcomes from "./cursors_and_outcomes.ts";
 import * as events from "./events.ts";
 import * as messages from "./messages.ts";
 import * as sessionActivity from "./session_activity.ts";
 import * as sessions from "./sessions.ts";
+import * as syncRecords from "./sync_records.ts";
 import * as toolTexts from "./tool_texts.ts";
 import * as usage from "./usage.ts";
 
 const PG_AGENT_FUNCTIONS = {
+  ...syncRecords,
   ...cursorsAndOutcomes,
   ...events,
   ...messages,
@@ -41,7 +44,11 @@ const PG_AGENT_FUNCTIONS = {
  * ```
  */
 export function pgAgentStore(q: PgQueryable): AgentStore<"async"> {
-  return bindQueryable(q, PG_AGENT_FUNCTIONS);
+  // What a laptop reads to push its history stays on SQLite (see sync_records.ts).
+  return withPending<AgentStore<"async">>(
+    bindQueryable(q, PG_AGENT_FUNCTIONS),
+    "reading a store to push it with vantage sync",
+  );
 }
 
 /** The PostgreSQL message search: the `tsvector` index is part of each message's row. */
