@@ -125,18 +125,3 @@ export function percentilesSql(
       max(CASE WHEN rn = ${rank(95, "n")} THEN v END) AS p95
     FROM r GROUP BY key, bucket, n ORDER BY ${w.p.bytewise("key")}, bucket`;
 }
-
-/**
- * p50 and p95 of `value` per `key` (and bucket of `bucketMs`, 0 for none) over rows of `table`
- * in the window where the value is known.
- */
-export function percentiles(
-  db: DatabaseSync,
-  table: "telemetry_model_calls" | "telemetry_tool_calls",
-  key: string,
-  value: string,
-  window: TelemetryWindow,
-  bucketMs: number,
-): PercentileRow[] {
-  return windowRows(db, PERCENTILE, window, percentilesSql(table, key, value, bucketMs));
-}
