@@ -7,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { AGENT_MIGRATIONS } from "../../../src/store/agent/schema.ts";
 import { PERCEPTION_MIGRATIONS } from "../../../src/store/perception/schema.ts";
 import { TELEMETRY_MIGRATIONS } from "../../../src/store/telemetry/schema.ts";
+import { TEAM_MIGRATIONS } from "../../../src/store/team/schema.ts";
 import { MIGRATIONS } from "../../../src/store/migrations.ts";
 import { openPgPool, type PgPool } from "../../../src/store/postgres/connection.ts";
 import { migratePostgres, PG_MIGRATIONS } from "../../../src/store/postgres/migrate.ts";
@@ -33,7 +34,7 @@ async function pool(url: string, max = 2): Promise<PgPool> {
 /** Columns PostgreSQL adds for what SQLite keeps elsewhere (rowid, the search.db index). */
 const PG_ONLY = new Set(["sessions.seq", "messages.search"]);
 
-/** SQLite's tables of the areas PostgreSQL has, with their columns, as the migrations leave them. */
+/** SQLite's tables of the areas PostgreSQL has (all but documents), with their columns, as the migrations leave them. */
 function sqliteColumns(): Map<string, string[]> {
   const db = new DatabaseSync(":memory:");
   const areas = [
@@ -41,6 +42,7 @@ function sqliteColumns(): Map<string, string[]> {
     ...AGENT_MIGRATIONS,
     ...PERCEPTION_MIGRATIONS,
     ...TELEMETRY_MIGRATIONS,
+    ...TEAM_MIGRATIONS,
   ]
     .sort((a, b) => a.version - b.version);
   for (const migration of areas) db.exec(migration.sql);
@@ -60,7 +62,7 @@ function sqliteColumns(): Map<string, string[]> {
 }
 
 Deno.test({
-  name: "postgres schema: every table and column of SQLite's agent, perception and telemetry areas",
+  name: "postgres schema: every table and column of SQLite's agent, perception, telemetry and team areas",
   ignore,
   async fn() {
     const db = await pool(await sharedPostgresCluster().createDatabase());
