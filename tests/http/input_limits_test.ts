@@ -250,7 +250,7 @@ Deno.test("HTTP input limits: bad input is a 4xx naming what was wrong", async (
         await expectRefusal(
           await handler(get("/api/ops?cassette=nope")),
           400,
-          /^\?cassette='nope' is not a cassette of this catalog; cassettes: dex, agent, docs, doc_session, team$/,
+          /^\?cassette='nope' is not a cassette of this catalog; cassettes: dex, agent, docs, doc_session, team, sync$/,
         );
         await expectRefusal(
           await handler(get(`/api/ops?q=${"q".repeat(1025)}`)),
