@@ -176,7 +176,8 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
   };
 
   const drain = async (): Promise<void> => {
-    while (queue.length > 0 && !counts.down) {
+    // Stopping: what waits goes to the spool rather than one timeout after another.
+    while (queue.length > 0 && !counts.down && !stopped) {
       const entry = queue.shift()!;
       const sent = await send(entry);
       if (sent.kind === "delivered") counts.forwarded++;
@@ -186,7 +187,7 @@ export function startHookUpstream(options: HookUpstreamOptions): HookUpstream {
         spool(entry);
       }
     }
-    // Down: what waits behind goes to the spool, in order, for the replay.
+    // Down (or stopping): what waits behind goes to the spool, in order, for the replay.
     while (queue.length > 0) spool(queue.shift()!);
   };
 

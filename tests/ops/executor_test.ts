@@ -114,6 +114,33 @@ Deno.test("oversized arguments are refused", async () => {
   assert.match(response.error.message, /limit is 100/);
 });
 
+Deno.test("an operation taking bulk uploads takes arguments up to its own limit", async () => {
+  const upload = defineOperation({
+    id: "bulk.upload",
+    title: "Upload",
+    description: "Takes a large body.",
+    input: z.object({ data: z.string() }),
+    output: z.object({ size: z.number() }),
+    scopes: [],
+    annotations: {},
+    maxArgumentChars: 1_000,
+    run: (_context, input) => ({ size: input.data.length }),
+  });
+  const catalog = createCatalog({
+    limits: { maxArgumentChars: 100 },
+    cassettes: [{ name: "bulk", source: "test", description: "Bulk", operations: [upload] }],
+  });
+  const taken = await executeOperation(catalog, "bulk.upload", { data: "x".repeat(900) }, {
+    scopes: [],
+  });
+  assert.deepEqual("result" in taken && taken.result, { size: 900 });
+  const refused = await executeOperation(catalog, "bulk.upload", { data: "x".repeat(1_000) }, {
+    scopes: [],
+  });
+  assert.ok("error" in refused);
+  assert.match(refused.error.message, /limit is 1000/);
+});
+
 Deno.test("pipelines pass $prev between steps and stop at the first failure", async () => {
   const catalog = hostCatalog(new Map([["b", "beta"], ["a", "alpha"]]));
   const ok = await executePipeline(catalog, [

@@ -82,13 +82,15 @@ export function rows<T>(dataHome: string, sql: string, ...params: Array<string |
   }
 }
 
+// Costs are sums of floating-point prices, added per batch in whatever order the batches
+// came: they agree to the nanodollar, not always to the last bit.
 const HISTORY_QUERIES: Record<string, string> = {
   messages: `SELECT session_id, message_key, ts, role, message_type, text, tool_name,
     tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id
     FROM messages ORDER BY session_id, message_key`,
   usage: `SELECT usage_key, session_id, agent, ts, model, input_tokens, output_tokens,
     cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
-    web_search_requests, calls, cost_usd, priced FROM usage ORDER BY usage_key`,
+    web_search_requests, calls, round(cost_usd, 9) AS cost_usd, priced FROM usage ORDER BY usage_key`,
   // Not received_at: a store records when it took a hook, and a forwarded hook reaches the
   // team server after the laptop's store.
   events: `SELECT delivery_id, agent, session_id, event_type, ts, tool_name, tool_use_id,
@@ -98,7 +100,7 @@ const HISTORY_QUERIES: Record<string, string> = {
   sessions: `SELECT session_id, agent, cwd, started_at, last_activity_at, model, git_branch,
     title, parent_session_id, is_subagent, subagent_type, has_hooks, event_count,
     message_count, tool_calls, input_tokens, output_tokens, cache_read_tokens,
-    cache_write_tokens, reasoning_tokens, cost_usd, unpriced_calls
+    cache_write_tokens, reasoning_tokens, round(cost_usd, 9) AS cost_usd, unpriced_calls
     FROM sessions ORDER BY session_id`,
 };
 
