@@ -110,8 +110,8 @@ export async function* readTranscriptBatches(
   let size: number;
   let file: JsonlFile;
   try {
-    size = (await Deno.stat(path)).size;
-    file = await JsonlFile.open(path);
+    size = Deno.statSync(path).size;
+    file = JsonlFile.open(path);
   } catch {
     return; // Gone between the event and now: nothing to read.
   }
@@ -148,7 +148,7 @@ export async function* readTranscriptBatches(
     let lines = 0;
     while (state.byte_offset - start < batchBytes) {
       // The file stays open and the bytes read past a chunk's last line start the next chunk.
-      const read = await file.readTexts(state.byte_offset, {
+      const read = file.readTexts(state.byte_offset, {
         maxBytes: chunkBytes,
         blockSize: chunkBytes,
       });
