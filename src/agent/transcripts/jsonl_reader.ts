@@ -293,15 +293,22 @@ export class JsonlFile implements Disposable {
  * }
  * ```
  */
-export function readJsonlLines(
+export async function readJsonlLines(
   path: string,
   offset = 0,
   options: JsonlReadOptions = {},
 ): Promise<JsonlReadResult> {
-  try {
-    using file = JsonlFile.open(path);
-    return Promise.resolve(file.readLines(offset, options));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  // The reading itself does not wait: a turn of the event loop first lets a server reading file
+  // after file answer its requests between them.
+  await nextTurn();
+  using file = JsonlFile.open(path);
+  return file.readLines(offset, options);
+}
+
+/**
+ * Resolves on a later turn of the event loop (after pending I/O and timers), not just after
+ * the promises already settled.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
