@@ -100,7 +100,11 @@ export async function backfill(
       group.flush(); // Earlier files first.
       perFile.push(await ingestTranscriptFile(db, file.path, file.agent, ingestOptions));
     } else {
-      const batches = readTranscriptBatches(file.path, file.agent, cursors[i]);
+      // Nothing but the backfill runs on this thread: no turn of the event loop between chunks
+      // (the index worker is asked for its work without waiting for its answers).
+      const batches = readTranscriptBatches(file.path, file.agent, cursors[i], {
+        turnEventLoop: false,
+      });
       perFile.push(await commitBatches(db, file.path, batches, ingestOptions, group));
     }
     progress.filesDone++;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { JsonlFile } from "./jsonl_reader.ts";
+import { JsonlFile, nextTurn } from "./jsonl_reader.ts";
 import { createTranscriptParser } from "./transcript_parser.ts";
 import type { TranscriptCursor } from "../../store/agent/transcript_cursors.ts";
 import type {
@@ -93,6 +93,12 @@ export interface FileBatch {
 export interface ReadBatchOptions {
   /** Most bytes consumed per batch (default {@link BATCH_BYTES}). */
   batchBytes?: number;
+  /**
+   * Let the event loop turn after each chunk read (default true): files are read synchronously,
+   * and a server answers its requests between two chunks. A backfill, which has nothing else to
+   * answer, reads straight on.
+   */
+  turnEventLoop?: boolean;
 }
 
 /**
@@ -110,8 +116,8 @@ export async function* readTranscriptBatches(
   let size: number;
   let file: JsonlFile;
   try {
-    size = (await Deno.stat(path)).size;
-    file = await JsonlFile.open(path);
+    size = Deno.statSync(path).size;
+    file = JsonlFile.open(path);
   } catch {
     return; // Gone between the event and now: nothing to read.
   }
@@ -148,7 +154,7 @@ export async function* readTranscriptBatches(
     let lines = 0;
     while (state.byte_offset - start < batchBytes) {
       // The file stays open and the bytes read past a chunk's last line start the next chunk.
-      const read = await file.readTexts(state.byte_offset, {
+      const read = file.readTexts(state.byte_offset, {
         maxBytes: chunkBytes,
         blockSize: chunkBytes,
       });
@@ -160,6 +166,7 @@ export async function* readTranscriptBatches(
         done = true;
         break;
       }
+      if (options.turnEventLoop !== false) await nextTurn();
     }
     if (lines === 0 && batch.malformed === 0) break;
     state.file_size = Math.max(size, state.byte_offset);

@@ -49,6 +49,8 @@ export class MessageIndexer {
   #inFlight = false;
   #again = false;
   #indexedTo = 0;
+  /** The highest message id stored when the worker was last asked for a backlog. */
+  #askedTo = 0;
   #waiters: Array<{ target: number; resolve: () => void; reject: (error: Error) => void }> = [];
   #maxId: () => number;
   #onError: (message: string) => void;
@@ -104,10 +106,19 @@ export class MessageIndexer {
   /**
    * Asks the worker to index whatever is new; bursts of kicks coalesce. With `backlog`, only
    * once at least that many messages wait: a backfill commits a transaction per small file, and
-   * a kick for each made the worker write (and later merge) an index segment per file.
+   * a kick for each made the worker write (and later merge) an index segment per file. Such a
+   * kick does not wait for the worker's answer to the one before: a backfill reads its files
+   * synchronously, so its thread takes no message until it is done, and the worker would wait
+   * with it.
    */
   kick(backlog = 1): void {
-    if (backlog > 1 && this.#maxId() - this.#indexedTo < backlog) return;
+    if (backlog > 1) {
+      const stored = this.#maxId();
+      if (stored - Math.max(this.#indexedTo, this.#askedTo) < backlog) return;
+      this.#askedTo = stored;
+      post(this.#worker, { type: "kick" });
+      return;
+    }
     if (this.#inFlight) {
       this.#again = true;
       return;

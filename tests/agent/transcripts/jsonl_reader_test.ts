@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { JsonlFile, readJsonlLines } from "../../../src/agent/transcripts/jsonl_reader.ts";
 
-async function withFile(content: string | Uint8Array, run: (path: string) => Promise<void>) {
+async function withFile(
+  content: string | Uint8Array,
+  run: (path: string) => void | Promise<void>,
+) {
   const path = await Deno.makeTempFile({ suffix: ".jsonl" });
   try {
     if (typeof content === "string") await Deno.writeTextFile(path, content);
@@ -163,24 +166,24 @@ Deno.test("an open file read chunk by chunk gives the lines one decoder call per
   }
   const maxLineBytes = 1000;
   const expected = expectedLines(bytes, maxLineBytes);
-  await withFile(bytes, async (path) => {
+  await withFile(bytes, (path) => {
     for (
       const [blockSize, maxBytes] of [[16, 100], [64, 7], [333, 4096], [4096, 1 << 20], [
         1 << 16,
         1,
       ]]
     ) {
-      using file = await JsonlFile.open(path);
+      using file = JsonlFile.open(path);
       const seen: Array<{ text: string; startOffset: number; endOffset: number }> = [];
       let malformed = 0;
       let offset = 0;
       for (let calls = 0;; calls++) {
         // Now and then a call from an offset the file did not stop at (it reads from there).
         if (calls % 7 === 3 && seen.length > 0) {
-          const again = await file.readLines(seen[0].startOffset, { blockSize, maxBytes: 1 });
+          const again = file.readLines(seen[0].startOffset, { blockSize, maxBytes: 1 });
           assert.deepEqual(again.lines[0], seen[0]);
         }
-        const result = await file.readLines(offset, { blockSize, maxBytes, maxLineBytes });
+        const result = file.readLines(offset, { blockSize, maxBytes, maxLineBytes });
         seen.push(...result.lines);
         malformed += result.malformed;
         offset = result.nextOffset;
@@ -191,11 +194,11 @@ Deno.test("an open file read chunk by chunk gives the lines one decoder call per
       assert.equal(offset, expected.nextOffset);
 
       // The same lines as texts, a block at a time.
-      using again = await JsonlFile.open(path);
+      using again = JsonlFile.open(path);
       const texts: string[] = [];
       let textsMalformed = 0;
       for (offset = 0;;) {
-        const result = await again.readTexts(offset, { blockSize, maxBytes, maxLineBytes });
+        const result = again.readTexts(offset, { blockSize, maxBytes, maxLineBytes });
         texts.push(...result.texts);
         textsMalformed += result.malformed;
         offset = result.nextOffset;
@@ -210,13 +213,13 @@ Deno.test("an open file read chunk by chunk gives the lines one decoder call per
 
 Deno.test("an open file reads what was appended after it reached the end", async () => {
   await withFile('{"a":1}\n{"b":', async (path) => {
-    using file = await JsonlFile.open(path);
-    const first = await file.readLines(0);
+    using file = JsonlFile.open(path);
+    const first = file.readLines(0);
     assert.deepEqual(first.lines.map((l) => l.text), ['{"a":1}']);
     const writer = await Deno.open(path, { append: true });
     await writer.write(new TextEncoder().encode('2}\n{"c":3}\n'));
     writer.close();
-    const second = await file.readLines(first.nextOffset);
+    const second = file.readLines(first.nextOffset);
     assert.deepEqual(second.lines, [
       { text: '{"b":2}', startOffset: 8, endOffset: 16 },
       { text: '{"c":3}', startOffset: 16, endOffset: 24 },
