@@ -62,7 +62,8 @@ function sqliteColumns(): Map<string, string[]> {
 }
 
 Deno.test({
-  name: "postgres schema: every table and column of SQLite's agent, perception, telemetry and team areas",
+  name:
+    "postgres schema: every table and column of SQLite's agent, perception, telemetry and team areas",
   ignore,
   async fn() {
     const db = await pool(await sharedPostgresCluster().createDatabase());
