@@ -1,7 +1,7 @@
 /**
  * The first start of what an install registers is as fast as every other: `install` runs the
  * registered commands once (so Deno's cache holds their modules and npm packages), the MCP
- * command's first start answers `initialize` at once and prints nothing on stderr, and `doctor`
+ * command's first start adds nothing to that cache and prints nothing on stderr, and `doctor`
  * tells a cold cache from a broken command.
  */
 import assert from "node:assert/strict";
@@ -33,6 +33,37 @@ async function registeredServer(home: string): Promise<Entry> {
   return config.mcpServers.vantage as Entry;
 }
 
+/** Every file under Deno's cache folder, with its size. */
+async function cacheFiles(denoDir: string): Promise<Map<string, number>> {
+  const files = new Map<string, number>();
+  const walk = async (folder: string): Promise<void> => {
+    for await (const entry of Deno.readDir(folder)) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory) await walk(path);
+      else if (entry.isFile) {
+        files.set(path.slice(denoDir.length + 1), (await Deno.stat(path)).size);
+      }
+    }
+  };
+  await walk(denoDir);
+  return files;
+}
+
+/**
+ * What a start added to Deno's cache or grew in it, leaving out SQLite's shared-memory files
+ * (`-shm`), which every process opening the cache's databases maps and touches.
+ */
+function changedCacheFiles(before: Map<string, number>, after: Map<string, number>): string[] {
+  const changed: string[] = [];
+  for (const [path, size] of after) {
+    if (path.endsWith("-shm")) continue;
+    const was = before.get(path);
+    if (was === undefined) changed.push(`added ${path}`);
+    else if (was !== size) changed.push(`${path}: ${was} -> ${size} bytes`);
+  }
+  return changed;
+}
+
 /** Starts the registered server as Claude Code would: its entry, with the user's HOME. */
 function startAsAgent(entry: Entry, home: string): Promise<ProbeResult> {
   return probeMcpServer({ ...entry, env: { ...entry.env, HOME: home } }, {
@@ -42,7 +73,7 @@ function startAsAgent(entry: Entry, home: string): Promise<ProbeResult> {
   });
 }
 
-Deno.test("with an empty Deno cache, install warms what it registers: the first start answers initialize at once, quietly, and doctor passes", async () => {
+Deno.test("with an empty Deno cache, install warms what it registers: the first start finds every module cached, starts quietly, and doctor passes", async () => {
   const home = await temporaryHome();
   const denoDir = await Deno.makeTempDir({ prefix: "vantage-empty-deno-dir-" });
   try {
@@ -61,13 +92,17 @@ Deno.test("with an empty Deno cache, install warms what it registers: the first 
     assert.equal(entry.env.DENO_DIR, denoDir);
     assert.equal(entry.args[1], "--quiet");
 
-    // The agent's first start: `initialize` within 1 s (on a machine so busy that a warm start
-    // alone takes longer, within twice a warm start measured right after), and `tools/list`,
-    // which loads the catalog, within 1.6 times a warm one: without the warming, the catalog's
-    // modules are compiled during the agent's first start, which took 2.2 times as long.
+    // The agent's first start finds everything in Deno's cache: it adds no file to it (without
+    // the warming, Deno transpiled some 350 modules into `gen/` and wrote its code cache during
+    // the agent's first start, which then took about 2.2 times a warm one). Only the cache's
+    // SQLite journals are touched, as on every start. Times are printed, not asserted: this
+    // machine's load decides them, the cache's contents do not depend on it.
+    const cached = await cacheFiles(denoDir);
     const first = await startAsAgent(entry, home);
     assert.ok(first.ok, first.detail);
     assert.equal(first.stderr, "", "nothing on stderr during an agent's start");
+    const changed = changedCacheFiles(cached, await cacheFiles(denoDir));
+    assert.deepEqual(changed, [], "the first start found every module in Deno's cache");
     const warm: number[] = [];
     const listed: number[] = [];
     for (let run = 0; run < 3; run++) {
@@ -76,21 +111,10 @@ Deno.test("with an empty Deno cache, install warms what it registers: the first 
       warm.push(again.elapsedMs);
       listed.push(again.listedMs!);
     }
-    warm.sort((a, b) => a - b);
-    listed.sort((a, b) => a - b);
-    const bound = Math.max(1000, 2 * warm[1]);
     console.log(
       `first start ${first.elapsedMs} ms (tools/list ${first.listedMs} ms); warm starts ${
         warm.join(", ")
       } ms (tools/list ${listed.join(", ")} ms)`,
-    );
-    assert.ok(
-      first.elapsedMs <= bound,
-      `first start ${first.elapsedMs} ms, warm starts ${warm.join(", ")} ms (bound ${bound} ms)`,
-    );
-    assert.ok(
-      first.listedMs! <= 1.6 * listed[1],
-      `first tools/list ${first.listedMs} ms, warm ones ${listed.join(", ")} ms`,
     );
 
     const doctor = await runVantageCommand(
