@@ -16,6 +16,7 @@ import type {
   SessionInfo,
   TranscriptMessage,
 } from "../../src/model/agent_records.ts";
+import type { SessionOwner, SyncSession } from "../../src/model/sync_records.ts";
 import {
   type AgentStore,
   type MessageSearch,
@@ -1096,6 +1097,72 @@ conformance(
     });
     assert.equal(await agents.transcriptToolCall("s2", "t9"), undefined);
     assert.equal(await agents.transcriptToolCall("s1", "t1"), undefined);
+  },
+);
+
+conformance(
+  "a push claims the sessions the store lacks (and a sub-agent's parent) for its person; stored ones keep theirs",
+  async ({ agents }) => {
+    const byId = (owners: SessionOwner[]) =>
+      [...owners].sort((a, b) => a.session_id.localeCompare(b.session_id));
+    const facts = (id: string, fields: Partial<SyncSession> = {}): SyncSession => ({
+      session_id: id,
+      agent: "claude_code",
+      cwd: "/work/app",
+      started_at: T0,
+      last_activity_at: T0 + MIN,
+      is_subagent: false,
+      ...fields,
+    });
+    const first = await agents.claimSessions(
+      [
+        facts("p"),
+        facts("p2/agent-1", {
+          is_subagent: true,
+          parent_session_id: "p2",
+          subagent_type: "Explore",
+        }),
+      ],
+      "ada",
+      "laptop-a",
+    );
+    assert.deepEqual(byId(first), [
+      {
+        session_id: "p",
+        person: "ada",
+        parent_session_id: null,
+        is_subagent: 0,
+        parent_person: null,
+      },
+      {
+        session_id: "p2",
+        person: "ada",
+        parent_session_id: null,
+        is_subagent: 0,
+        parent_person: null,
+      },
+      {
+        session_id: "p2/agent-1",
+        person: "ada",
+        parent_session_id: "p2",
+        is_subagent: 1,
+        parent_person: "ada",
+      },
+    ]);
+    const second = await agents.claimSessions([facts("p"), facts("q")], "bob", "laptop-b");
+    assert.deepEqual(byId(second).map((o) => [o.session_id, o.person]), [["p", "ada"], [
+      "q",
+      "bob",
+    ]]);
+    const stored = await agents.getSession("p2/agent-1");
+    assert.equal(stored?.subagent_type, "Explore");
+    assert.equal(stored?.cwd, "/work/app");
+    assert.equal(stored?.last_activity_at, T0 + MIN);
+    await agents.insertUsage([usage("u1", "q", 1)], price);
+    assert.deepEqual(await agents.usageOwners(["u1", "u-missing"]), [
+      { usage_key: "u1", session_id: "q", person: "bob" },
+    ]);
+    assert.deepEqual(await agents.claimSessions([], "ada", null), []);
   },
 );
 

@@ -10,7 +10,7 @@
  */
 import type { HookEvent } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader, type SqlParam } from "../rows.ts";
+import { RowReader, type RowShape, type SqlParam } from "../rows.ts";
 import { SQLITE_UPSERT, upsertSql, type UpsertTable } from "../upserts.ts";
 import { prepared } from "../statements.ts";
 
@@ -288,8 +288,8 @@ export interface StoredEventRow {
   raw: string;
 }
 
-/** Reads {@linkcode StoredEventRow} rows (on either backend). */
-export const STORED_EVENT = new RowReader<StoredEventRow>("stored event", {
+/** The columns of {@linkcode StoredEventRow} (also what a push reads, beside its own). */
+export const STORED_EVENT_SHAPE: RowShape<StoredEventRow> = {
   agent: "text",
   session_id: "text",
   cwd: "text?",
@@ -307,7 +307,10 @@ export const STORED_EVENT = new RowReader<StoredEventRow>("stored event", {
   prompt: "text?",
   model: "text?",
   raw: "text",
-});
+};
+
+/** Reads {@linkcode StoredEventRow} rows (on either backend). */
+export const STORED_EVENT = new RowReader<StoredEventRow>("stored event", STORED_EVENT_SHAPE);
 
 /**
  * A session's latest hook events since a time, with their normalized fields, oldest first

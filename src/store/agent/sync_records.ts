@@ -28,8 +28,11 @@ import type {
 import { VantageError } from "../../core/errors.ts";
 import { AGENT_NAMES, type AgentName } from "../../model/agent_records.ts";
 import { type DatabaseSync, writing } from "../database.ts";
-import { RowReader } from "../rows.ts";
+import { RowReader, type RowShape, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
+import { SESSION_SHAPE, type SessionRow } from "./sessions.ts";
+import { STORED_EVENT_SHAPE, type StoredEventRow } from "./events.ts";
+import { STORED_USAGE_SHAPE, type UsageRow as StoredUsageRow } from "./usage.ts";
 
 const MARKS = new RowReader<SyncMarks>("sync marks", {
   events: "number",
@@ -56,51 +59,19 @@ function agentName(value: string, what: string): AgentName {
   throw new VantageError("internal_error", `${what} names an unknown agent '${value}'`);
 }
 
-interface EventRow {
+/** A stored hook event as a push reads it: its normalized fields, its keys and its host. */
+type EventRow = StoredEventRow & {
   id: number;
   delivery_id: string;
-  agent: string;
-  session_id: string;
-  cwd: string | null;
-  project: string | null;
-  event_type: string;
-  ts: number;
-  tool_name: string | null;
-  tool_use_id: string | null;
-  file_path: string | null;
-  command: string | null;
-  command_prefix: string | null;
-  success: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  prompt: string | null;
-  model: string | null;
   received_at: number;
-  raw: string;
   host: string | null;
-}
+};
 
 const EVENT_ROW = new RowReader<EventRow>("sync event", {
   id: "number",
   delivery_id: "text",
-  agent: "text",
-  session_id: "text",
-  cwd: "text?",
-  project: "text?",
-  event_type: "text",
-  ts: "number",
-  tool_name: "text?",
-  tool_use_id: "text?",
-  file_path: "text?",
-  command: "text?",
-  command_prefix: "text?",
-  success: "number?",
-  error: "text?",
-  duration_ms: "number?",
-  prompt: "text?",
-  model: "text?",
+  ...STORED_EVENT_SHAPE,
   received_at: "number",
-  raw: "text",
   host: "text?",
 });
 
@@ -254,48 +225,16 @@ export function messagesAfter(
   });
 }
 
-interface UsageRow {
-  seq: number;
-  usage_key: string;
-  session_id: string;
-  agent: string;
-  ts: number;
-  model: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cache_write_1h_tokens: number;
-  reasoning_tokens: number;
-  web_search_requests: number;
-  service_tier: string | null;
-  speed: string | null;
-  inference_geo: string | null;
-  context_window: number | null;
-  reported_cost_usd: number | null;
-  calls: number;
-}
+/** A stored call as a push sends it: its figures without the price, under its sequence and key. */
+type UsageRow = Omit<StoredUsageRow, "cost_usd" | "priced"> & { seq: number; usage_key: string };
+
+/** A stored call's columns less its price, which a push does not carry. */
+const { cost_usd: _cost, priced: _priced, ...UNPRICED_USAGE_SHAPE } = STORED_USAGE_SHAPE;
 
 const USAGE_ROW = new RowReader<UsageRow>("sync usage", {
   seq: "number",
   usage_key: "text",
-  session_id: "text",
-  agent: "text",
-  ts: "number",
-  model: "text?",
-  input_tokens: "number",
-  output_tokens: "number",
-  cache_read_tokens: "number",
-  cache_write_tokens: "number",
-  cache_write_1h_tokens: "number",
-  reasoning_tokens: "number",
-  web_search_requests: "number",
-  service_tier: "text?",
-  speed: "text?",
-  inference_geo: "text?",
-  context_window: "number?",
-  reported_cost_usd: "number?",
-  calls: "number",
+  ...UNPRICED_USAGE_SHAPE,
 });
 
 const USAGE_COLUMNS = `rowid AS seq, usage_key, session_id, agent, ts, model, input_tokens,
@@ -428,37 +367,31 @@ export function toolOutcomesOf(db: DatabaseSync, sessionIds: readonly string[]):
   });
 }
 
-interface SessionFactsRow {
-  session_id: string;
-  agent: string;
-  cwd: string | null;
-  project: string | null;
-  started_at: number;
-  last_activity_at: number;
-  model: string | null;
-  git_branch: string | null;
-  title: string | null;
-  parent_session_id: string | null;
-  is_subagent: number;
-  subagent_type: string | null;
-  transcript_path: string | null;
-}
+/** The session columns a push carries: what transcripts and hooks say, not the totals. */
+const FACT_COLUMNS = [
+  "session_id",
+  "agent",
+  "cwd",
+  "project",
+  "started_at",
+  "last_activity_at",
+  "model",
+  "git_branch",
+  "title",
+  "parent_session_id",
+  "is_subagent",
+  "subagent_type",
+  "transcript_path",
+] as const;
 
-const SESSION_ROW = new RowReader<SessionFactsRow>("sync session", {
-  session_id: "text",
-  agent: "text",
-  cwd: "text?",
-  project: "text?",
-  started_at: "number",
-  last_activity_at: "number",
-  model: "text?",
-  git_branch: "text?",
-  title: "text?",
-  parent_session_id: "text?",
-  is_subagent: "number",
-  subagent_type: "text?",
-  transcript_path: "text?",
-});
+type SessionFactsRow = Pick<SessionRow, typeof FACT_COLUMNS[number]>;
+
+const SESSION_ROW = new RowReader<SessionFactsRow>(
+  "sync session",
+  Object.fromEntries(FACT_COLUMNS.map((column) => [column, SESSION_SHAPE[column]])) as RowShape<
+    SessionFactsRow
+  >,
+);
 
 /** What the store knows of some sessions (those it has), in id order. */
 export function sessionFacts(db: DatabaseSync, sessionIds: readonly string[]): SyncSession[] {
@@ -466,8 +399,7 @@ export function sessionFacts(db: DatabaseSync, sessionIds: readonly string[]): S
   const rows = SESSION_ROW.all(
     prepared(
       db,
-      `SELECT session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
-         title, parent_session_id, is_subagent, subagent_type, transcript_path
+      `SELECT ${SESSION_ROW.columns}
        FROM sessions WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id`,
     ).all(JSON.stringify(sessionIds)),
   );
@@ -500,11 +432,53 @@ export const OWNER = new RowReader<SessionOwner>("session owner", {
   parent_person: "text?",
 });
 
-const CLAIM_SESSION = `
-  INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at,
-    parent_session_id, is_subagent, subagent_type, person, host)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (session_id) DO NOTHING`;
+/**
+ * The statement claiming one session: created with its facts and owner unless stored (shared
+ * with the PostgreSQL store, which passes its own placeholder).
+ */
+export function claimSessionSql(placeholder: (n: number) => string = () => "?"): string {
+  const values = Array.from({ length: 11 }, (_, i) => placeholder(i + 1)).join(", ");
+  return `INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at,
+      parent_session_id, is_subagent, subagent_type, person, host)
+    VALUES (${values})
+    ON CONFLICT (session_id) DO NOTHING`;
+}
+
+/**
+ * The parameters of {@linkcode claimSessionSql} for each session a push names, then for each
+ * sub-agent's parent it does not name (which the store may lack too), by session id.
+ */
+export function sessionClaims(
+  sessions: readonly SyncSession[],
+  person: string | null,
+  host: string | null,
+): Map<string, SqlParam[]> {
+  const claims = new Map<string, SqlParam[]>();
+  const claim = (id: string, s: SyncSession, lastActivity: number, parent: SqlParam[]) =>
+    claims.set(id, [
+      id,
+      s.agent,
+      s.cwd ?? null,
+      s.project ?? s.cwd ?? null,
+      s.started_at,
+      lastActivity,
+      ...parent,
+      person,
+      host,
+    ]);
+  for (const s of sessions) {
+    if (claims.has(s.session_id)) continue;
+    const parent = [s.parent_session_id ?? null, s.is_subagent ? 1 : 0, s.subagent_type ?? null];
+    claim(s.session_id, s, Math.max(s.started_at, s.last_activity_at), parent);
+  }
+  for (const s of sessions) {
+    if (!s.is_subagent || s.parent_session_id === undefined) continue;
+    if (!claims.has(s.parent_session_id)) {
+      claim(s.parent_session_id, s, s.started_at, [null, 0, null]);
+    }
+  }
+  return claims;
+}
 
 /**
  * Claims sessions for `person` (null: the server's owner) on `host`: a session the store does
@@ -520,41 +494,10 @@ export function claimSessions(
 ): SessionOwner[] {
   if (sessions.length === 0) return [];
   return writing(db, () => {
-    const claim = prepared(db, CLAIM_SESSION);
-    const named = new Set<string>();
-    for (const s of sessions) {
-      claim.run(
-        s.session_id,
-        s.agent,
-        s.cwd ?? null,
-        s.project ?? s.cwd ?? null,
-        s.started_at,
-        Math.max(s.started_at, s.last_activity_at),
-        s.parent_session_id ?? null,
-        s.is_subagent ? 1 : 0,
-        s.subagent_type ?? null,
-        person,
-        host,
-      );
-      named.add(s.session_id);
-    }
-    for (const s of sessions) {
-      if (!s.is_subagent || s.parent_session_id === undefined) continue;
-      claim.run(
-        s.parent_session_id,
-        s.agent,
-        s.cwd ?? null,
-        s.project ?? s.cwd ?? null,
-        s.started_at,
-        s.started_at,
-        null,
-        0,
-        null,
-        person,
-        host,
-      );
-      named.add(s.parent_session_id);
-    }
+    const claim = prepared(db, claimSessionSql());
+    const claims = sessionClaims(sessions, person, host);
+    for (const params of claims.values()) claim.run(...params);
+    const named = [...claims.keys()];
     return OWNER.all(
       prepared(
         db,
@@ -562,7 +505,7 @@ export function claimSessions(
            p.person AS parent_person
          FROM sessions s LEFT JOIN sessions p ON p.session_id = s.parent_session_id
          WHERE s.session_id IN (SELECT value FROM json_each(?))`,
-      ).all(JSON.stringify([...named])),
+      ).all(JSON.stringify(named)),
     );
   });
 }

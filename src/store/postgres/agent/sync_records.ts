@@ -7,15 +7,10 @@
  *
  * @module
  */
-import { OWNER, USAGE_OWNER } from "../../agent/sync_records.ts";
+import { claimSessionSql, OWNER, sessionClaims, USAGE_OWNER } from "../../agent/sync_records.ts";
+import { pgPlaceholder } from "../binding.ts";
 import type { SessionOwner, SyncSession, UsageOwner } from "../../../model/sync_records.ts";
 import type { PgQueryable } from "../connection.ts";
-
-const CLAIM_SESSION = `
-  INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at,
-    parent_session_id, is_subagent, subagent_type, person, host)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-  ON CONFLICT (session_id) DO NOTHING`;
 
 /**
  * Claims sessions for `person` (null: the server's owner) on `host`, and a sub-agent's parent
@@ -30,41 +25,10 @@ export function claimSessions(
 ): Promise<SessionOwner[]> {
   if (sessions.length === 0) return Promise.resolve([]);
   return q.write(async (w) => {
-    const claims = new Map<string, Array<string | number | null>>();
-    for (const s of sessions) {
-      claims.set(s.session_id, [
-        s.session_id,
-        s.agent,
-        s.cwd ?? null,
-        s.project ?? s.cwd ?? null,
-        s.started_at,
-        Math.max(s.started_at, s.last_activity_at),
-        s.parent_session_id ?? null,
-        s.is_subagent ? 1 : 0,
-        s.subagent_type ?? null,
-        person,
-        host,
-      ]);
-    }
-    for (const s of sessions) {
-      if (!s.is_subagent || s.parent_session_id === undefined) continue;
-      if (claims.has(s.parent_session_id)) continue;
-      claims.set(s.parent_session_id, [
-        s.parent_session_id,
-        s.agent,
-        s.cwd ?? null,
-        s.project ?? s.cwd ?? null,
-        s.started_at,
-        s.started_at,
-        null,
-        0,
-        null,
-        person,
-        host,
-      ]);
-    }
+    const claims = sessionClaims(sessions, person, host);
+    const claim = claimSessionSql(pgPlaceholder);
     const named = [...claims.keys()].sort();
-    for (const id of named) await w.query(CLAIM_SESSION, claims.get(id)!);
+    for (const id of named) await w.query(claim, claims.get(id)!);
     return OWNER.all(
       await w.query(
         `SELECT s.session_id, s.person, s.parent_session_id, s.is_subagent,
