@@ -58,8 +58,10 @@ function summaryText(summary: SyncSummary, url: string, seconds: number): string
     }s.`,
     `  new on the server: ${summary.stored.sessions_created} sessions, ${summary.stored.events} hook events, ` +
     `${summary.stored.messages} messages, ${summary.stored.usage} model calls`,
-    `  documents: ${summary.documents.sent} sent, ${summary.documents.added} added, ` +
-    `${summary.documents.updated} updated, ${summary.documents.unchanged} already there`,
+    summary.documents.not_sent === undefined
+      ? `  documents: ${summary.documents.sent} sent, ${summary.documents.added} added, ` +
+        `${summary.documents.updated} updated, ${summary.documents.unchanged} already there`
+      : `  documents: none sent (${summary.documents.not_sent}); they go with a later sync`,
   ];
   if (summary.refused.records > 0) {
     const sessions = summary.refused.sessions.map((s) =>

@@ -83,7 +83,14 @@ export interface SyncSummary {
   /** What was new to the server. */
   stored: { events: number; messages: number; usage: number; sessions_created: number };
   /** Documents: versions sent, and what the server made of them. */
-  documents: { sent: number; added: number; updated: number; unchanged: number };
+  documents: {
+    sent: number;
+    added: number;
+    updated: number;
+    unchanged: number;
+    /** Why none were sent: the server takes none (they wait here for a later sync). */
+    not_sent?: string;
+  };
   /** Records refused (another person's sessions or documents), with the first sessions named. */
   refused: { records: number; sessions: RefusedSession[]; documents: string[] };
   /** Records the server could not take, with why. */
@@ -161,6 +168,8 @@ class SyncRun {
     const hello = await this.#options.server.call("sync.hello", ENCODED_EMPTY, this.#signal) as {
       server_id: string;
       person: string | null;
+      /** Absent from servers older than the answer: they take documents. */
+      documents?: { taken: boolean; reason?: string };
     };
     this.#serverId = hello.server_id;
     for (const table of TABLES) {
@@ -189,7 +198,12 @@ class SyncRun {
     await this.#sendTable("usage", through.usage);
     await this.#sendSessions(from, through);
     await this.#store.setStoreMeta(pendingKey(this.#serverId), "");
-    await this.#sendDocuments();
+    // Documents a server cannot take stay behind their cursor, for a sync to one that can.
+    if (hello.documents?.taken === false) {
+      this.#summary.documents.not_sent = hello.documents.reason ?? "the server takes no documents";
+    } else {
+      await this.#sendDocuments();
+    }
     return this.#summary;
   }
 

@@ -10,62 +10,14 @@
  * the same sessions is refused.
  */
 import assert from "node:assert/strict";
-import { resolvePaths } from "../../src/core/config.ts";
-import { ingestInline } from "../../src/docs/mod.ts";
-import { HashedEmbedder } from "../../src/docs/hashed_embedder.ts";
-import { DATABASE, STORE, vantageServices } from "../../src/ops/runtime.ts";
+import { DATABASE, STORE } from "../../src/ops/runtime.ts";
 import type { Services } from "../../src/ops/services.ts";
-import { takeHookDelivery } from "../../src/agent/hooks/hook_intake.ts";
 import { callPrice } from "../../src/agent/mod.ts";
 import { documentBytes } from "../../src/docs/mod.ts";
 import { cursorKey, runSync, type SyncRunOptions, TeamServer } from "../../src/sync/mod.ts";
-import { makeAgentHome } from "../helpers/agent_home.ts";
-import { runVantage } from "../helpers/cli.ts";
-import { FIXTURES } from "../helpers/transcript_fixtures.ts";
-import { assertSameHistory, rows, startInProcessTeam } from "./team_fixture.ts";
+import { assertSameHistory, bytes, localStore, rows, startInProcessTeam } from "./team_fixture.ts";
 
 const CLAUDE_SESSION = "843adfa2-d81e-4a0f-a04c-dee7a420fb51";
-
-/** A local store: the fixtures ingested, their hook events stored, two documents added. */
-async function localStore() {
-  const home = await makeAgentHome();
-  const ingest = await runVantage(["ingest"], { env: home.env });
-  assert.equal(ingest.code, 0, ingest.stderr);
-  const services = vantageServices({ ...resolvePaths(home.dataHome), userHome: home.home });
-  const db = services.get(DATABASE);
-  for (const agent of ["claude_code", "codex"]) {
-    const lines = (await Deno.readTextFile(`${FIXTURES}${agent}/hooks.jsonl`)).trim().split("\n");
-    lines.forEach((payload, i) => {
-      const taken = takeHookDelivery(db, {
-        agent,
-        delivery_id: `${agent}-delivery-${i}`,
-        received_at: Date.UTC(2026, 10, 3, 9, 0, i),
-        payload,
-        host: "local-host",
-      });
-      assert.ok(taken.stored, `hook ${agent} ${i}`);
-    });
-  }
-  const embedder = new HashedEmbedder();
-  await ingestInline(db, [{ name: "notes/wombats.md", bytes: bytes("# Wombats\n\nThey dig.\n") }], {
-    session: null,
-    embedder,
-    now: Date.now(),
-    tags: ["burrows"],
-    collection: "field-notes",
-  });
-  await ingestInline(db, [{ name: "todo.md", bytes: bytes("- sync the team\n") }], {
-    session: null,
-    embedder,
-    now: Date.now(),
-    metadata: { priority: "high" },
-  });
-  return { home, services };
-}
-
-function bytes(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
-}
 
 function syncOptions(services: Services, server: TeamServer): SyncRunOptions {
   const db = services.get(DATABASE);

@@ -384,9 +384,11 @@ const FACT_COLUMNS = [
   "transcript_path",
 ] as const;
 
-type SessionFactsRow = Pick<SessionRow, typeof FACT_COLUMNS[number]>;
+/** The session columns a push carries. */
+export type SessionFactsRow = Pick<SessionRow, typeof FACT_COLUMNS[number]>;
 
-const SESSION_ROW = new RowReader<SessionFactsRow>(
+/** Reads the session facts a push carries (both backends select its columns). */
+export const SESSION_FACTS: RowReader<SessionFactsRow> = new RowReader<SessionFactsRow>(
   "sync session",
   Object.fromEntries(FACT_COLUMNS.map((column) => [column, SESSION_SHAPE[column]])) as RowShape<
     SessionFactsRow
@@ -396,13 +398,17 @@ const SESSION_ROW = new RowReader<SessionFactsRow>(
 /** What the store knows of some sessions (those it has), in id order. */
 export function sessionFacts(db: DatabaseSync, sessionIds: readonly string[]): SyncSession[] {
   if (sessionIds.length === 0) return [];
-  const rows = SESSION_ROW.all(
+  return syncSessions(SESSION_FACTS.all(
     prepared(
       db,
-      `SELECT ${SESSION_ROW.columns}
+      `SELECT ${SESSION_FACTS.columns}
        FROM sessions WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id`,
     ).all(JSON.stringify(sessionIds)),
-  );
+  ));
+}
+
+/** Session rows as a push carries them: the facts a row has, none it lacks. */
+export function syncSessions(rows: readonly SessionFactsRow[]): SyncSession[] {
   return rows.map((row) => {
     const facts: SyncSession = {
       session_id: row.session_id,

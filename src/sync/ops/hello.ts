@@ -2,12 +2,16 @@
  * `sync.hello`: what `vantage sync` asks a team server first — the id of
  * the server's store (the client keeps its cursors per server store, so a
  * new or rebuilt server is sent everything again), who the caller is to
- * it, and how large a push may be.
+ * it, how large a push may be, and whether it takes documents (a team
+ * server on PostgreSQL does not yet: the client then sends its history and
+ * keeps its documents for a later sync, saying so, instead of retrying).
  *
  * @module
  */
 import { z } from "zod";
-import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { VantageError } from "../../core/errors.ts";
+import { defineOperation, type Operation, type OperationContext } from "../../ops/operation.ts";
+import { DATABASE } from "../../ops/service_keys.ts";
 import { PUSH_ARGUMENT_CHARS } from "../wire.ts";
 import { PUSH_ANNOTATIONS, pusherOf, SYNC_SCOPE, syncStore } from "./shared.ts";
 
@@ -26,6 +30,10 @@ export const helloOperation: Operation = defineOperation({
     person: z.string().nullable().describe("Whose records pushes become; null: the owner"),
     host: z.string().nullable().describe("The host the caller named"),
     max_argument_chars: z.number().int().describe("Largest push, characters of JSON"),
+    documents: z.object({
+      taken: z.boolean().describe("Whether sync.push_documents can store documents here"),
+      reason: z.string().optional().describe("Why not, when not"),
+    }),
   }),
   scopes: [SYNC_SCOPE],
   // The first hello gives the store its id.
@@ -41,6 +49,23 @@ export const helloOperation: Operation = defineOperation({
       person: pusher.person,
       host: pusher.host,
       max_argument_chars: PUSH_ARGUMENT_CHARS,
+      documents: documentsTaken(context),
     };
   },
 });
+
+/**
+ * Whether this server can store pushed documents: the document engine runs on the data home's
+ * SQLite database, which a server on another store refuses to open (saying why).
+ */
+function documentsTaken(context: OperationContext): { taken: boolean; reason?: string } {
+  try {
+    context.services.get(DATABASE);
+    return { taken: true };
+  } catch (error) {
+    if (error instanceof VantageError && error.kind === "unavailable") {
+      return { taken: false, reason: error.message };
+    }
+    throw error;
+  }
+}

@@ -2,12 +2,19 @@
  * What a team server on PostgreSQL checks when a person pushes history (`vantage sync`), as
  * SQLite's (../../agent/sync_records.ts): claiming the sessions a push names — a session the
  * store lacks becomes the pusher's, a stored one keeps its owner — and who owns the usage
- * keys a push carries. What a laptop reads to push (its records after a position) stays on
- * SQLite: a laptop's store is its data home's file.
+ * keys a push carries, and what it knows of the sessions a push names. What a laptop reads to
+ * push (its records after a position) stays on SQLite: a laptop's store is its data home's file.
  *
  * @module
  */
-import { claimSessionSql, OWNER, sessionClaims, USAGE_OWNER } from "../../agent/sync_records.ts";
+import {
+  claimSessionSql,
+  OWNER,
+  SESSION_FACTS,
+  sessionClaims,
+  syncSessions,
+  USAGE_OWNER,
+} from "../../agent/sync_records.ts";
 import { pgPlaceholder } from "../binding.ts";
 import type { SessionOwner, SyncSession, UsageOwner } from "../../../model/sync_records.ts";
 import type { PgQueryable } from "../connection.ts";
@@ -55,4 +62,22 @@ export async function usageOwners(
       [usageKeys],
     ),
   );
+}
+
+/**
+ * What the store knows of some sessions (those it has), in id order by bytes as SQLite orders
+ * them: what a team server compares a push's sessions with.
+ */
+export async function sessionFacts(
+  q: PgQueryable,
+  sessionIds: readonly string[],
+): Promise<SyncSession[]> {
+  if (sessionIds.length === 0) return [];
+  return syncSessions(SESSION_FACTS.all(
+    await q.query(
+      `SELECT ${SESSION_FACTS.columns} FROM sessions
+       WHERE session_id = ANY($1::text[]) ORDER BY session_id COLLATE "C"`,
+      [sessionIds],
+    ),
+  ));
 }
