@@ -75,12 +75,11 @@ function scopeRefusal(error: VantageError, caller: Caller): VantageError {
 export const execQueryOperation: Operation = defineOperation({
   id: "agent.exec_query",
   title: "Read-only SQL query",
-  description:
-    `Run one read-only SELECT on Vantage's store (SQLite, or PostgreSQL). agent:read opens ${
-      AGENT_TABLES.join(", ")
-    }; docs:read the docs_* tables; ${BOTH.join(", ")} need both; ${
-      SQL_ONLY.join(", ")
-    } no other. Columns: pragma_table_info('sessions'); on PostgreSQL information_schema.columns.`,
+  description: `Run one read-only SELECT on Vantage's store. agent:read opens ${
+    AGENT_TABLES.join(", ")
+  }; docs:read the docs_* tables; ${BOTH.join(", ")} need both; ${
+    SQL_ONLY.join(", ")
+  } no other. Columns: pragma_table_info('sessions'), information_schema.columns on PostgreSQL.`,
   input: z.object({
     sql: z.string().min(1).describe("One SELECT statement"),
     row_limit: clampedInt(1, 1000).default(100),

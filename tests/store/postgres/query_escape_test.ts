@@ -213,6 +213,21 @@ Deno.test({
         assert.deepEqual(next.rows, [[0]]);
       });
 
+      await t.step("a full pool makes a query wait; a stopped wait ends at once", async () => {
+        const runaway = refused(ask("SELECT pg_sleep(30)"), "runaway");
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Its own deadline is longer than the runaway's, so it outlives the wait.
+        const waiting = runner.run("SELECT 7", { ...agent, timeoutMs: 20_000 });
+        const controller = new AbortController();
+        const cancelled = runner.run("SELECT 8", agent, controller.signal);
+        const started = performance.now();
+        controller.abort(new VantageError("timeout", "the caller gave up"));
+        await assert.rejects(cancelled, /the caller gave up/);
+        assert.ok(performance.now() - started < 500, "a stopped wait ends at once");
+        assert.equal((await runaway).kind, "timeout");
+        assert.deepEqual((await waiting).rows, [[7]]);
+      });
+
       await t.step("the roles hold SELECT on exactly their tables", async () => {
         const grants = await store.pool.query(
           `SELECT g.rolname AS role, c.relname AS table, a.privilege_type AS privilege

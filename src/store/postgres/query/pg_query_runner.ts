@@ -239,7 +239,17 @@ export class PgQueryRunner implements ReadOnlyQueries {
     let reserved: postgres.ReservedSql | undefined;
     let clean = false;
     try {
-      reserved = await Promise.race([pool.sql.reserve(), abandoned]).catch((error) => {
+      const reserving = pool.sql.reserve();
+      // Waiting for a connection ends at once when the query is stopped: nothing runs yet.
+      const stopped = new Promise<never>((_, reject) => {
+        const fail = () => reject(stop.signal.reason);
+        if (stop.signal.aborted) fail();
+        else stop.signal.addEventListener("abort", fail, { once: true });
+      });
+      stopped.catch(() => {});
+      reserved = await Promise.race([reserving, stopped]).catch((error) => {
+        // A connection that arrives after the query gave up goes back to the pool.
+        reserving.then((late) => late.release(), () => {});
         throw stop.signal.aborted ? stop.signal.reason : pgFailure(error, pool.redacted);
       });
       const r = reserved;
@@ -260,6 +270,8 @@ export class PgQueryRunner implements ReadOnlyQueries {
       const query = r.unsafe(
         `SELECT row FROM ${role.runFunction}($1, $2, $3, $4) AS row`,
         [statement, limits.rowLimit, limits.cellChars, `{${blobs.join(",")}}`],
+        // Unnamed: DISCARD ALL drops named statements, which the client would think still there.
+        { prepare: false },
       );
       const found: unknown[][] = [];
       let chars = 0;
