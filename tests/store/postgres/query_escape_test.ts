@@ -201,6 +201,15 @@ Deno.test({
         assert.equal(error.kind, "timeout");
         assert.deepEqual(error.details, { timeout_ms: LIMIT_MS });
         assert.ok(ms >= LIMIT_MS - 50 && ms < LIMIT_MS + 5000, `answered after ${ms} ms`);
+        // Turning the timeout off from inside does not stop the one already running.
+        const unlimited = performance.now();
+        const late = await refused(
+          ask("SELECT set_config('statement_timeout', '0', true), pg_sleep(30)"),
+          "timeout off",
+        );
+        assert.equal(late.kind, "timeout");
+        const took = performance.now() - unlimited;
+        assert.ok(took < LIMIT_MS + 5000, `answered after ${took} ms`);
         // Session state a query sets does not outlive it on its connection.
         await ask(
           "SELECT set_config('search_path', 'pg_catalog', false), set_config('statement_timeout', '0', false), pg_advisory_lock(4242)",
@@ -319,6 +328,55 @@ Deno.test({
       assert.equal(error.message, store.queriesOff);
       // The rest of the store serves.
       assert.equal(await store.store.agent.getSession("none"), undefined);
+    } finally {
+      await store.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "PostgreSQL read-only SQL: a CREATEROLE user (no superuser) makes the roles and is confined",
+  ignore,
+  async fn() {
+    const cluster = sharedPostgresCluster();
+    const owner = `creator_${Deno.pid}`;
+    const admin = postgres(cluster.url("postgres"), { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(`CREATE ROLE ${owner} LOGIN CREATEROLE`);
+      await admin.unsafe(`CREATE DATABASE ${owner} OWNER ${owner}`);
+    } finally {
+      await admin.end();
+    }
+    const url = cluster.url(owner).replace("postgres@", `${owner}@`);
+    const store = await open(url);
+    try {
+      assert.equal(store.queriesOff, undefined);
+      await store.pool.exec(
+        `INSERT INTO team_people (name, role, token_hash, created_at) VALUES ('ada', 'member', '${SECRET}', 0)`,
+      );
+      const agent = {
+        tables: readableTables((scope) => scope === "agent:read"),
+        rowLimit: 10,
+        cellChars: 100,
+      };
+      const who = await store.queries.run("SELECT current_user, session_user", agent);
+      assert.match(String(who.rows[0][0]), /^vantage_sql_creator_\d+_[0-9a-f]{6}_agent$/);
+      assert.equal(who.rows[0][1], owner);
+      const people = await refused(
+        store.queries.run("SELECT token_hash FROM team_people", agent),
+        "people",
+      );
+      assert.equal(people.kind, "forbidden");
+      const climb = await refused(
+        store.queries.run(`SELECT set_config('role', '${owner}', false)`, agent),
+        "climb",
+      );
+      assert.match(climb.message, /may not change role/);
+      // Opened again, everything is in place: nothing to make.
+      const again = await open(url);
+      assert.equal(again.queriesOff, undefined);
+      await again.close();
     } finally {
       await store.close();
     }
