@@ -144,15 +144,20 @@ BEGIN
     blob_columns, cell_chars + 1, cell_chars + 1, statement, row_limit + 1);
 END`;
 
-/** The arguments of every query function, as PostgreSQL lists a function's identity. */
+/**
+ * The arguments of every query function, spelled as `pg_get_function_identity_arguments`
+ * answers them (so a function made with other arguments is found and replaced).
+ */
 const RUN_ARGUMENTS = "statement text, row_limit integer, cell_chars integer, blob_columns text";
-
-/** The arguments as `pg_get_function_identity_arguments` spells them. */
-const RUN_IDENTITY = "statement text, row_limit integer, cell_chars integer, blob_columns text";
 
 /** Whether read-only SQL can run, and as which roles. */
 export type QueryRolesState =
-  | { readonly ready: true; readonly roles: readonly QueryRole[]; readonly changed: boolean }
+  | {
+    readonly ready: true;
+    readonly roles: readonly QueryRole[];
+    /** Whether this call made or corrected anything (false: all was in place). */
+    readonly changed: boolean;
+  }
   | { readonly ready: false; readonly reason: string };
 
 /** What the catalogs say, read at once. */
@@ -235,7 +240,7 @@ async function readCatalogs(q: PgQueryable, planned: readonly QueryRole[]): Prom
     functions.set(
       qualified,
       owners.get(qualified) === row.owner && isTrue(row.prosecdef) && row.prosrc === RUN_BODY &&
-        row.arguments === RUN_IDENTITY && !isTrue(row.public_execute),
+        row.arguments === RUN_ARGUMENTS && !isTrue(row.public_execute),
     );
   }
   return {
