@@ -11,7 +11,7 @@ import { catalogForOperation } from "../ops/builtin_index.ts";
 import { executeOperation, failureOf } from "../ops/executor.ts";
 import { readEnv } from "../core/config.ts";
 import { providePostgresStore } from "../ops/postgres_services.ts";
-import { vantageServices } from "../ops/runtime.ts";
+import { queryTimeoutMs, vantageServices } from "../ops/runtime.ts";
 import { parseStoreLocation } from "../store/postgres/store_url.ts";
 import { callerFromFlags } from "./caller.ts";
 
@@ -36,6 +36,7 @@ export async function runDocsOperation(
   const opened = location.kind === "postgres"
     ? await (await import("../store/postgres/postgres_store.ts")).openPostgresStore(location, {
       max: 2,
+      queryTimeoutMs: queryTimeoutMs(),
     })
     : undefined;
   if (opened !== undefined) providePostgresStore(services, opened);

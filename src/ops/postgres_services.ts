@@ -1,6 +1,6 @@
 /**
- * A process's services on a PostgreSQL store: the store's areas and message search come from
- * the pool, and what still needs the data home's SQLite file (document memory, read-only SQL,
+ * A process's services on a PostgreSQL store: the store's areas, message search and read-only
+ * SQL come from the store, and what still needs the data home's SQLite file (document memory,
  * the SQLite message index) refuses with `unavailable`, naming the part, instead of quietly
  * answering from a different store than the rest.
  *
@@ -39,11 +39,12 @@ export function notOnPostgres(what: string): VantageError {
 export function providePostgresStore(services: Services, opened: PostgresStore): Services {
   services.provide(STORE, () => opened.store);
   services.provide(MESSAGE_SEARCH, () => opened.messageSearch);
+  // The store closes its query connections; the services must not close them first.
+  services.provide(QUERY_RUNNER, () => opened.queries);
   const pending = [
     [DATABASE, "document memory"],
-    [READ_ONLY_DATABASE, "read-only SQL"],
+    [READ_ONLY_DATABASE, "the SQLite store's read-only connection"],
     [MESSAGE_INDEX, "the SQLite message index"],
-    [QUERY_RUNNER, "read-only SQL"],
   ] as const;
   for (const [key, what] of pending) {
     services.provide(key as typeof DATABASE, () => {

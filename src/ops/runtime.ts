@@ -98,7 +98,11 @@ export function vantageServices(paths: VantagePaths = resolvePaths()): Services 
   }, (db) => db.close());
   services.provide(
     QUERY_RUNNER,
-    () => new QueryRunner({ databasePath: paths.database, timeoutMs: queryTimeoutMs() }),
+    () => {
+      // A brand-new home gets its file and schema before the query processes open it read-only.
+      services.get(DATABASE);
+      return new QueryRunner({ databasePath: paths.database, timeoutMs: queryTimeoutMs() });
+    },
     // Kills the query processes now; their exit is not waited for.
     (runner) => void runner.close(),
   );

@@ -8,7 +8,7 @@
 import type { VantagePaths } from "../core/config.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import type { MessageSearch } from "../store/agent/agent_store.ts";
-import type { QueryRunner } from "../store/query/readonly_query.ts";
+import type { ReadOnlyQueries } from "../store/query/readonly_query.ts";
 import type { StoreMode } from "../store/repository.ts";
 import type { Store } from "../store/store.ts";
 import { type ServiceKey, serviceKey } from "./services.ts";
@@ -39,8 +39,13 @@ export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseS
 /** The message search index (a separate file the indexer worker keeps current). */
 export const MESSAGE_INDEX: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>("message index");
 
-/** The pool of processes that run read-only SQL queries (`exec_query`, `/api/query`). */
-export const QUERY_RUNNER: ServiceKey<QueryRunner> = serviceKey<QueryRunner>("query runner");
+/**
+ * What runs read-only SQL queries (`exec_query`, `/api/query`): on SQLite a pool of query
+ * processes, on PostgreSQL a read-only role's connections.
+ */
+export const QUERY_RUNNER: ServiceKey<ReadOnlyQueries> = serviceKey<ReadOnlyQueries>(
+  "query runner",
+);
 
 /** The folders files may be read from and written into (`VANTAGE_ROOTS`). */
 export const ROOTS: ServiceKey<readonly string[]> = serviceKey<readonly string[]>("roots");

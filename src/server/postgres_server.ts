@@ -7,8 +7,8 @@
  * What a laptop's daemon does and a team server does not: it watches no
  * files, tails no transcripts and runs no builds of its own — its people's
  * laptops do, and send what they saw (hooks, `vantage sync --to`). Parts of
- * the store not on PostgreSQL yet (document memory, OpenTelemetry intake,
- * read-only SQL) answer `unavailable`, saying so, instead of reaching for the
+ * the store not on PostgreSQL yet (document memory, OpenTelemetry intake)
+ * answer `unavailable`, saying so, instead of reaching for the
  * data home's SQLite file. New sessions, anomalies and builds reach
  * `/api/events` as on SQLite.
  *
@@ -30,7 +30,7 @@ import type { HookDelivery } from "../agent/hooks/hook_intake.ts";
 import { appendToSpool, type SpoolEntry } from "../agent/hooks/spool.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
 import { notOnPostgres, providePostgresStore } from "../ops/postgres_services.ts";
-import { vantageServices } from "../ops/runtime.ts";
+import { queryTimeoutMs, vantageServices } from "../ops/runtime.ts";
 import type { PostgresLocation } from "../store/postgres/store_url.ts";
 import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
 import { storeChangeSource, watchChanges } from "./change_watch.ts";
@@ -143,10 +143,12 @@ async function startHolding(
   const { openPostgresStore } = await import("../store/postgres/postgres_store.ts");
   const opened = await openPostgresStore(options.location, {
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+    queryTimeoutMs: queryTimeoutMs(),
   });
   if (opened.migrated.length > 0) {
     log.info("migrated the PostgreSQL store", { versions: opened.migrated });
   }
+  if (opened.queriesOff !== undefined) log.warn(opened.queriesOff);
   const store = opened.store;
   const services = providePostgresStore(vantageServices(paths), opened);
   const events = new EventBus();

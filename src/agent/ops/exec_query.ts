@@ -1,9 +1,11 @@
 /**
  * `exec_query`: the escape hatch — one read-only SELECT against the store,
- * run on a read-only connection in a query process, with row and cell caps
- * and a time limit that kills the process. It reads only the tables the
- * caller's other scopes open (`query_tables.ts`): SQL is no way around the
- * scope an operation asks for.
+ * with row and cell caps and a time limit that really stops it: on SQLite
+ * on a read-only connection in a query process that is killed at the
+ * limit, on PostgreSQL as a read-only role in a read-only transaction with
+ * a statement timeout. It reads only the tables the caller's other scopes
+ * open (`query_tables.ts`): SQL is no way around the scope an operation asks
+ * for.
  *
  * @module
  */
@@ -13,7 +15,7 @@ import { VantageError } from "../../core/errors.ts";
 import { QUERY_TABLES, queryTableScopes, readableTables } from "../../store/query/query_tables.ts";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "../../store/query/readonly_query.ts";
 import { type Caller, defineOperation, type Operation, scopeGranted } from "../../ops/operation.ts";
-import { DATABASE, QUERY_RUNNER } from "../../ops/service_keys.ts";
+import { QUERY_RUNNER } from "../../ops/service_keys.ts";
 import { clamp, READ_ONLY } from "./common.ts";
 
 /**
@@ -73,11 +75,11 @@ function scopeRefusal(error: VantageError, caller: Caller): VantageError {
 export const execQueryOperation: Operation = defineOperation({
   id: "agent.exec_query",
   title: "Read-only SQL query",
-  description: `Run one read-only SELECT on Vantage's SQLite store. agent:read opens ${
+  description: `Run one read-only SELECT on Vantage's store. agent:read opens ${
     AGENT_TABLES.join(", ")
   }; docs:read the docs_* tables; ${BOTH.join(", ")} need both; ${
     SQL_ONLY.join(", ")
-  } no other. Columns: pragma_table_info('sessions').`,
+  } no other. Columns: pragma_table_info('sessions'), information_schema.columns on PostgreSQL.`,
   input: z.object({
     sql: z.string().min(1).describe("One SELECT statement"),
     row_limit: clampedInt(1, 1000).default(100),
@@ -97,7 +99,6 @@ export const execQueryOperation: Operation = defineOperation({
   timeoutMs: QUERY_TIME_LIMIT_MS + 1_000,
   async run(context, input) {
     const runner = context.services.get(QUERY_RUNNER);
-    context.services.get(DATABASE); // A brand-new home gets its file and schema before the read-only open.
     try {
       return await runner.run(input.sql, {
         tables: readableTables((scope) => scopeGranted(context.caller.scopes, scope)),

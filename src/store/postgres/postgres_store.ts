@@ -23,6 +23,10 @@ import {
 } from "./connection.ts";
 import { migratePostgres } from "./migrate.ts";
 import { withPending } from "./pending_area.ts";
+import { PgQueryRunner, unavailableQueries } from "./query/pg_query_runner.ts";
+import { prepareQueryRoles, type QueryRolesState } from "./query/query_roles.ts";
+import { VantageError } from "../../core/errors.ts";
+import type { ReadOnlyQueries } from "../query/readonly_query.ts";
 import { changeMarks, getStoreMeta, setStoreMeta } from "./store_meta.ts";
 import { pgTeamStore } from "./team/team_store.ts";
 import { pgPerceptionStore } from "./perception/perception_store.ts";
@@ -35,13 +39,13 @@ export const PG_READY_AREAS: readonly string[] = [
   "perception",
   "telemetry",
   "team people",
+  "read-only SQL",
 ];
 
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
   "document memory",
   "OpenTelemetry intake on a team server",
-  "read-only SQL",
 ];
 
 /** An open PostgreSQL store: its pool and the areas ready on it. */
@@ -62,7 +66,14 @@ export interface PostgresStore {
   readonly telemetry: TelemetryStore<"async">;
   /** Every area as one {@linkcode Store} (what operations run on); pending parts reject. */
   readonly store: Store<"async">;
-  /** Closes the pool. */
+  /**
+   * Read-only SQL (`exec_query`), run as the read-only role of the caller's scopes; when the
+   * roles could not be made, every query is refused `unavailable` with {@linkcode queriesOff}.
+   */
+  readonly queries: ReadOnlyQueries;
+  /** Why read-only SQL is off (one line, for the server's log at start), or undefined. */
+  readonly queriesOff: string | undefined;
+  /** Closes the pool and the queries' connections. */
   close(): Promise<void>;
 }
 
@@ -85,12 +96,23 @@ export interface PostgresStore {
  */
 export async function openPostgresStore(
   location: PostgresLocation,
-  options: PgPoolOptions = {},
+  options: PostgresStoreOptions = {},
 ): Promise<PostgresStore> {
   const pool = openPgPool(location, options);
   try {
     const serverVersion = await checkReachable(pool);
     const migrated = await migratePostgres(pool);
+    const roles = await queryRolesOf(pool);
+    const queries = roles.ready
+      ? new PgQueryRunner({
+        location,
+        roles: roles.roles,
+        ...(options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {}),
+        ...(options.connectTimeoutS !== undefined
+          ? { connectTimeoutS: options.connectTimeoutS }
+          : {}),
+      })
+      : unavailableQueries(roles.reason, options.queryTimeoutMs);
     return {
       pool,
       serverVersion,
@@ -100,11 +122,41 @@ export async function openPostgresStore(
       perception: pgPerceptionStore(pool),
       telemetry: pgTelemetryStore(pool),
       store: pgStore(pool),
-      close: () => pool.close(),
+      queries,
+      queriesOff: roles.ready ? undefined : roles.reason,
+      close: async () => {
+        await queries.close();
+        await pool.close();
+      },
     };
   } catch (error) {
     await pool.close(0);
     throw error;
+  }
+}
+
+/** Options of {@linkcode openPostgresStore}: the pool's, and read-only SQL's time limit. */
+export interface PostgresStoreOptions extends PgPoolOptions {
+  /** Deadline of a read-only SQL query, ms (default the SQLite runner's). */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * The query roles, made or checked. The server being away fails the open as any other step
+ * would; anything else that stops the roles (no right to make a schema, …) turns read-only
+ * SQL off with the reason, and the rest of the store serves.
+ */
+async function queryRolesOf(pool: PgPool): Promise<QueryRolesState> {
+  try {
+    return await prepareQueryRoles(pool);
+  } catch (error) {
+    if (error instanceof VantageError && error.kind === "unavailable") throw error;
+    return {
+      ready: false,
+      reason: `read-only SQL is off: its read-only roles could not be set up: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    };
   }
 }
 

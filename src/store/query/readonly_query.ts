@@ -41,6 +41,24 @@ export interface QueryLimits {
   timeoutMs?: number;
 }
 
+/**
+ * What runs read-only SQL for the operations, on whichever backend the process serves from:
+ * SQLite's {@linkcode QueryRunner}, or PostgreSQL's runner (store/postgres/query). Both take
+ * the same limits and answer the same grid, and refuse in the same words.
+ */
+export interface ReadOnlyQueries {
+  /** Deadline of a query when the call names none, ms. */
+  readonly timeoutMs: number;
+  /**
+   * Runs one SELECT reading only `limits.tables`. A write, a syntax error or a second
+   * statement is `invalid_arguments`; a read of another table is `forbidden` with the table
+   * in `details.table`; a query past its deadline is stopped and reported as `timeout`.
+   */
+  run(sql: string, limits: QueryLimits, signal?: AbortSignal): Promise<QueryResult>;
+  /** Stops every query and frees what the runner holds; later queries fail. */
+  close(): Promise<void>;
+}
+
 /** How to start one query process. */
 export interface QueryProcessCommand {
   /** The executable. */
@@ -243,7 +261,7 @@ interface Waiter {
  * await runner.close();
  * ```
  */
-export class QueryRunner {
+export class QueryRunner implements ReadOnlyQueries {
   /** Deadline of a query when the call names none, ms. */
   readonly timeoutMs: number;
   readonly #command: QueryProcessCommand;

@@ -2,7 +2,9 @@
  * The table list that says which scope opens which table to SQL queries
  * matches the schema the migrations build: every table is classified (so a
  * migration cannot add a readable-by-nobody-knows-whom table silently), and
- * every classified table exists (so the list does not rot).
+ * every classified table exists (so the list does not rot). The PostgreSQL
+ * schema's tables are classified too: its query roles are granted from the
+ * same list.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,6 +14,14 @@ import {
   queryTableScopes,
   readableTables,
 } from "../../../src/store/query/query_tables.ts";
+import { openPgPool } from "../../../src/store/postgres/connection.ts";
+import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
+import { parseStoreLocation } from "../../../src/store/postgres/store_url.ts";
+import {
+  sharedPostgresCluster,
+  skipWithoutPostgres,
+  TEST_CONNECT_TIMEOUT_S,
+} from "../../helpers/postgres_cluster.ts";
 
 /** The tables and views of a freshly migrated store file, lower case. */
 async function migratedSchema(): Promise<string[]> {
@@ -83,4 +93,31 @@ Deno.test("document tables need docs:read, agent tables agent:read, and only the
   assert.deepEqual(queryTableScopes("team_people"), ["admin"]);
   assert.equal(queryTableScopes("DOCS_CHUNKS")?.[0], "docs:read");
   assert.equal(queryTableScopes("dbstat"), undefined);
+});
+
+Deno.test({
+  name: "every table of the migrated PostgreSQL schema says which scope opens it to queries",
+  ignore: skipWithoutPostgres("the PostgreSQL schema's query tables"),
+  async fn() {
+    const location = parseStoreLocation(await sharedPostgresCluster().createDatabase());
+    if (location.kind !== "postgres") throw new Error("no postgres URL");
+    const pool = openPgPool(location, { max: 1, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
+    try {
+      await migratePostgres(pool);
+      const rows = await pool.query(
+        `SELECT relname FROM pg_class WHERE relnamespace = to_regnamespace(current_schema())
+           AND relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY relname`,
+      );
+      const schema = rows.map((row) => String(row.relname));
+      assert.ok(schema.includes("sessions") && schema.includes("team_people"), schema.join(", "));
+      const unclassified = schema.filter((name) => queryTableScopes(name) === undefined);
+      assert.deepEqual(
+        unclassified,
+        [],
+        `classify these tables in src/store/query/query_tables.ts: ${unclassified.join(", ")}`,
+      );
+    } finally {
+      await pool.close();
+    }
+  },
 });
