@@ -250,7 +250,8 @@ const DOCUMENT_PATH_COLUMNS = ["id", "path", "name", "hash"] as const;
 /** A document's id, path, name and content hash. */
 export type DocumentPath = Pick<DocumentRow, typeof DOCUMENT_PATH_COLUMNS[number]>;
 
-const DOCUMENT_PATH = new RowReader<DocumentPath>(
+/** Reads a row of this type (both backends read it with this reader). */
+export const DOCUMENT_PATH: RowReader<DocumentPath> = new RowReader<DocumentPath>(
   "document path",
   pickColumns(DOCUMENT_SHAPE, DOCUMENT_PATH_COLUMNS),
 );
@@ -365,10 +366,16 @@ export function removeMetadata(db: DatabaseSync, id: number, keys: readonly stri
   for (const key of keys) statement.run(id, key);
 }
 
-const METADATA = new RowReader<{ key: string; value: string }>("document metadata", {
-  key: "text",
-  value: "text",
-});
+/** Reads a row of this type (both backends read it with this reader). */
+export const METADATA: RowReader<{ key: string; value: string }> = new RowReader<
+  { key: string; value: string }
+>(
+  "document metadata",
+  {
+    key: "text",
+    value: "text",
+  },
+);
 
 /** A document's metadata as an object. */
 export function metadataOf(db: DatabaseSync, id: number): Record<string, string> {

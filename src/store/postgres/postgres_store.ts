@@ -21,8 +21,8 @@ import {
   type PgPoolOptions,
   type PgQueryable,
 } from "./connection.ts";
+import { type PgDocsSearch, pgDocsSearch, pgDocsStore } from "./docs/docs_store.ts";
 import { migratePostgres } from "./migrate.ts";
-import { withPending } from "./pending_area.ts";
 import { changeMarks, getStoreMeta, setStoreMeta } from "./store_meta.ts";
 import { pgTeamStore } from "./team/team_store.ts";
 import { pgPerceptionStore } from "./perception/perception_store.ts";
@@ -37,9 +37,13 @@ export const PG_READY_AREAS: readonly string[] = [
   "team people",
 ];
 
-/** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
+/**
+ * The store areas (and the parts above them) that do not run on PostgreSQL yet. Document
+ * memory's store does ({@linkcode PostgresStore.docs}), but the document engine above it still
+ * calls SQLite's functions, so a server on PostgreSQL refuses document operations.
+ */
 export const PG_PENDING_AREAS: readonly string[] = [
-  "document memory",
+  "document memory (its store is on PostgreSQL; the document engine is not yet)",
   "OpenTelemetry intake on a team server",
   "read-only SQL",
 ];
@@ -60,6 +64,10 @@ export interface PostgresStore {
   readonly perception: PerceptionStore<"async">;
   /** OpenTelemetry intake and its reads. */
   readonly telemetry: TelemetryStore<"async">;
+  /** Document memory's store (the engine above it is not ported yet: see PG_PENDING_AREAS). */
+  readonly docs: DocsStore<"async">;
+  /** Keyword search over documents, and how the server can hold vectors. */
+  readonly docsSearch: PgDocsSearch;
   /** Every area as one {@linkcode Store} (what operations run on); pending parts reject. */
   readonly store: Store<"async">;
   /** Closes the pool. */
@@ -99,6 +107,8 @@ export async function openPostgresStore(
       messageSearch: pgMessageSearch(pool),
       perception: pgPerceptionStore(pool),
       telemetry: pgTelemetryStore(pool),
+      docs: pgDocsStore(pool),
+      docsSearch: pgDocsSearch(pool),
       store: pgStore(pool),
       close: () => pool.close(),
     };
@@ -110,14 +120,15 @@ export async function openPostgresStore(
 
 /**
  * The whole store on a pool (or one write's connection): a transaction hands its work the
- * same store bound to that write's connection. Document memory, not ported yet, rejects with
- * `unavailable` (see pending_area.ts).
+ * same store bound to that write's connection. Document memory's store answers here; the
+ * document operations above it refuse on PostgreSQL until the engine runs on it (see
+ * ../../ops/postgres_services.ts).
  */
 export function pgStore(q: PgQueryable): Store<"async"> {
   return {
     agent: pgAgentStore(q),
     perception: pgPerceptionStore(q),
-    docs: withPending<DocsStore<"async">>({}, "document memory"),
+    docs: pgDocsStore(q),
     telemetry: pgTelemetryStore(q),
     team: pgTeamStore(q),
     changeMarks: () => changeMarks(q),
