@@ -8,7 +8,9 @@
  * drops English stop words, which FTS5 keeps). Punctuation is turned into spaces first, so
  * `tests/login.test.ts` or `a-b` are words apart as SQLite's unicode61 tokenizer makes them:
  * PostgreSQL's own parser would keep a path or a hyphenated word whole, and a search for
- * `login` would miss it. The underscore stays a word character, as FTS5's `tokenchars '_'`.
+ * `login` would miss it. One difference stays: that parser always splits at an underscore,
+ * where SQLite's index keeps `refresh_token` one word (`tokenchars '_'`) — here `refresh` finds
+ * it too, and a search for `refresh_token` finds it as the phrase `refresh token`.
  *
  * Ranking: BM25 (k1 1.2, b 0.75, as FTS5's), computed here, not `ts_rank_cd`. `ts_rank_cd`
  * knows nothing of how rare a word is across the documents (no inverse document frequency),
@@ -60,9 +62,9 @@ export interface DocumentHit {
 
 const HIT = new RowReader<DocumentHit>("document search hit", { id: "number", score: "number" });
 
-/** `expr` with punctuation (but the underscore) turned into spaces. */
+/** `expr` with punctuation turned into spaces (as the messages' index does). */
 function words(expr: string): string {
-  return `regexp_replace(${expr}, '[^[:alnum:][:space:]_]+', ' ', 'g')`;
+  return `regexp_replace(${expr}, '[[:punct:]]+', ' ', 'g')`;
 }
 
 /** A tsvector of `expr`, weighted `weight`. */
