@@ -11,11 +11,14 @@ import {
   DOCUMENT_PATH,
   type DocumentPath,
   type DocumentRow,
+  insertDocumentSql,
   METADATA,
   type NewDocument,
+  newDocumentValues,
   type ReAddFields,
 } from "../../docs/documents.ts";
 import { numberColumn, textColumn } from "../../rows.ts";
+import { pgPlaceholder } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
 import { readOptionalRow, readRows } from "../reads.ts";
 
@@ -24,30 +27,8 @@ const SELECT = `SELECT ${DOCUMENT_COLUMNS} FROM docs_documents d`;
 /** Inserts a document as the latest version of its path; answers its id. */
 export async function insertDocument(q: PgQueryable, doc: NewDocument): Promise<number> {
   const rows = await q.query(
-    `INSERT INTO docs_documents (hash, path, relative_path, name, extension, mime, is_text, size,
-       title, created_at, modified_at, indexed_at, snapshot_id, session_id, source_url, is_latest,
-       vector_model, person)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 1, $16, $17)
-     RETURNING id`,
-    [
-      doc.hash,
-      doc.path,
-      doc.relative_path,
-      doc.name,
-      doc.extension,
-      doc.mime,
-      doc.is_text,
-      doc.size,
-      doc.title,
-      doc.created_at,
-      doc.modified_at,
-      doc.indexed_at,
-      doc.snapshot_id,
-      doc.session_id,
-      doc.source_url,
-      doc.vector_model ?? null,
-      doc.person ?? null,
-    ],
+    `${insertDocumentSql(pgPlaceholder)} RETURNING id`,
+    newDocumentValues(doc),
   );
   return numberColumn(rows, "id")[0];
 }
