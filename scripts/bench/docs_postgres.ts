@@ -9,9 +9,9 @@
 import { queryKeywords } from "../../src/docs/search_terms.ts";
 import type { DocumentRow } from "../../src/store/docs/documents.ts";
 import { openPgPool } from "../../src/store/postgres/connection.ts";
-import {
-  type DocumentRanking,
-  type SearchWeights,
+import type {
+  DocumentRanking,
+  SearchWeights,
 } from "../../src/store/postgres/docs/document_search.ts";
 import { pgDocsSearch, pgDocsStore } from "../../src/store/postgres/docs/docs_store.ts";
 import { migratePostgres } from "../../src/store/postgres/migrate.ts";
