@@ -15,9 +15,10 @@
  * Ranking: BM25 (k1 1.2, b 0.75, as FTS5's), computed here, not `ts_rank_cd`. `ts_rank_cd`
  * knows nothing of how rare a word is across the documents (no inverse document frequency),
  * so a query's common words outweigh its telling ones; BM25 needs each query word's document
- * frequency, which the GIN index counts for one word at a time. A column's weight multiplies
- * each occurrence of a word in it (title 4, path 2, body 1 by default, as SQLite's), and the
- * length BM25 normalises by is the document's number of word positions. `ts_rank_cd` stays
+ * frequency, which the GIN index counts for one word at a time. As FTS5's `bm25()`, a column's
+ * weight multiplies each occurrence of a word in it (title 4, path 2, body 1 by default), and the
+ * length BM25 normalises by is the whole document's (its number of word positions). The idf is
+ * ln(1 + (N − n + ½) / (n + ½)), which stays positive where FTS5's (without the 1) is floored. `ts_rank_cd` stays
  * available ({@linkcode DocumentRanking}) so the benchmark can show the difference.
  *
  * @module
