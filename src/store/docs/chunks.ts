@@ -33,7 +33,7 @@ export interface ManifestEntry {
   length: number;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads an entry of a content's chunk list. (Both backends read it with this reader.) */
 export const MANIFEST_ENTRY: RowReader<ManifestEntry> = new RowReader<ManifestEntry>(
   "chunk list entry",
   {
@@ -217,7 +217,7 @@ export function insertContent(
   for (const item of manifest) entry.run(hash, item.seq, item.chunk_hash, item.offset, item.length);
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a content's size and chunk count. (Both backends read it with this reader.) */
 export const CONTENT_SIZE: RowReader<{ size: number; chunk_count: number }> = new RowReader<
   { size: number; chunk_count: number }
 >(
@@ -264,7 +264,7 @@ export function releaseContentIfUnused(db: DatabaseSync, hash: string): boolean 
   return true;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads how many unreferenced chunks went, and their stored bytes. (Both backends read it with this reader.) */
 export const RELEASED: RowReader<{ chunks: number; bytes: number }> = new RowReader<
   { chunks: number; bytes: number }
 >(
@@ -396,7 +396,7 @@ export interface ChunkTotals {
   stored_bytes: number;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads the block store's totals. (Both backends read it with this reader.) */
 export const CHUNK_TOTALS: RowReader<ChunkTotals> = new RowReader<ChunkTotals>("chunk totals", {
   chunks: "number",
   raw_bytes: "number",

@@ -68,7 +68,7 @@ export function collectionExists(db: DatabaseSync, collection: string): boolean 
   ).get(collection) !== undefined;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a collection member's document id and relative path. (Both backends read it with this reader.) */
 export const MEMBER_PATH: RowReader<{ document_id: number; relative_path: string }> = new RowReader<
   { document_id: number; relative_path: string }
 >(
@@ -97,7 +97,7 @@ export interface CollectionRow {
   total_bytes: number;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a collection with its size. (Both backends read it with this reader.) */
 export const COLLECTION: RowReader<CollectionRow> = new RowReader<CollectionRow>("collection", {
   name: "text",
   document_count: "number",

@@ -26,7 +26,7 @@ export interface DocSessionRow {
   is_current: number;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a document session. (Both backends read it with this reader.) */
 export const DOC_SESSION: RowReader<DocSessionRow> = new RowReader<DocSessionRow>(
   "document session",
   {
@@ -149,7 +149,7 @@ export function pinCount(db: DatabaseSync, sessionId: string): number {
   ).n;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a served suggestion set. (Both backends read it with this reader.) */
 export const SERVED: RowReader<{ served: string }> = new RowReader<{ served: string }>(
   "served suggestions",
   {

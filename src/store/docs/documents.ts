@@ -269,7 +269,7 @@ const DOCUMENT_PATH_COLUMNS = ["id", "path", "name", "hash"] as const;
 /** A document's id, path, name and content hash. */
 export type DocumentPath = Pick<DocumentRow, typeof DOCUMENT_PATH_COLUMNS[number]>;
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a document's id, path, name and hash. (Both backends read it with this reader.) */
 export const DOCUMENT_PATH: RowReader<DocumentPath> = new RowReader<DocumentPath>(
   "document path",
   pickColumns(DOCUMENT_SHAPE, DOCUMENT_PATH_COLUMNS),
@@ -385,7 +385,7 @@ export function removeMetadata(db: DatabaseSync, id: number, keys: readonly stri
   for (const key of keys) statement.run(id, key);
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a metadata key and value. (Both backends read it with this reader.) */
 export const METADATA: RowReader<{ key: string; value: string }> = new RowReader<
   { key: string; value: string }
 >(

@@ -44,7 +44,7 @@ export interface GraphEdgeRow {
   line: number;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a stored graph edge. (Both backends read it with this reader.) */
 export const EDGE: RowReader<GraphEdgeRow> = new RowReader<GraphEdgeRow>("graph edge", {
   document_id: "number",
   src: "text",
@@ -193,7 +193,7 @@ export function definitionsNamed(db: DatabaseSync, name: string, limit: number):
   );
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a node type with its count of distinct nodes. (Both backends read it with this reader.) */
 export const TYPE_COUNT: RowReader<{ type: string; count: number }> = new RowReader<
   { type: string; count: number }
 >(

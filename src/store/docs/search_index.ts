@@ -225,7 +225,7 @@ export function queueIndexChange(
   return Number(result.lastInsertRowid);
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a queued index change (op 1 adds, 0 removes). (Both backends read it with this reader.) */
 export const QUEUED: RowReader<{ seq: number; id: number; op: number }> = new RowReader<
   { seq: number; id: number; op: number }
 >(

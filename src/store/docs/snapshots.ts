@@ -33,7 +33,7 @@ export interface SnapshotRow {
   files_count: number;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a snapshot. (Both backends read it with this reader.) */
 export const SNAPSHOT: RowReader<SnapshotRow> = new RowReader<SnapshotRow>("snapshot", {
   snapshot_id: "text",
   label: "text?",

@@ -17,7 +17,7 @@ export type DocsCounter =
   /** Bumped when stored vectors are removed (a full reload of in-memory vectors is needed). */
   | "vector_removals";
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a `docs_state` value. (Both backends read it with this reader.) */
 export const VALUE: RowReader<{ value: string }> = new RowReader<{ value: string }>(
   "document state",
   {

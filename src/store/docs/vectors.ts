@@ -25,7 +25,7 @@ export interface VectorRow {
   vector: Uint8Array;
 }
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a stored vector with its id, document and piece number. (Both backends read it with this reader.) */
 export const VECTOR: RowReader<VectorRow> = new RowReader<VectorRow>("vector", {
   id: "number",
   document_id: "number",
@@ -33,7 +33,7 @@ export const VECTOR: RowReader<VectorRow> = new RowReader<VectorRow>("vector", {
   vector: "bytes",
 });
 
-/** Reads a row of this type (both backends read it with this reader). */
+/** Reads a document's first vector. (Both backends read it with this reader.) */
 export const FIRST_VECTOR: RowReader<{ document_id: number; vector: Uint8Array }> = new RowReader<
   { document_id: number; vector: Uint8Array }
 >(

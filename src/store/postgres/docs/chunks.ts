@@ -17,12 +17,7 @@ import {
 } from "../../docs/chunks.ts";
 import { RowReader } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-import { readOptionalRow, readRow, readRows } from "../reads.ts";
-
-/** Bytes as SQLite answers them: a plain Uint8Array (the client answers a Node Buffer). */
-export function plainBytes(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
+import { plainBytes, readOptionalRow, readRow, readRows } from "../reads.ts";
 
 async function exists(q: PgQueryable, table: string, hash: string): Promise<boolean> {
   return (await q.query(`SELECT 1 AS x FROM ${table} WHERE hash = $1`, [hash])).length > 0;

@@ -22,15 +22,12 @@ import * as listing from "./listing.ts";
 import * as queueAndState from "./queue_and_state.ts";
 import * as snapshotsAndSessions from "./snapshots_and_sessions.ts";
 
-const { plainBytes: _bytes, ...chunkFunctions } = chunks;
-const { vectorBackend, ...vectorAndGraphFunctions } = graphAndVectors;
-
 const PG_DOCS_FUNCTIONS = {
   ...documents,
   ...listing,
-  ...chunkFunctions,
+  ...chunks,
   ...snapshotsAndSessions,
-  ...vectorAndGraphFunctions,
+  ...graphAndVectors,
   ...queueAndState,
 };
 
@@ -52,7 +49,7 @@ const PG_DOCS_SEARCH_FUNCTIONS = {
   indexDocumentText: documentSearch.indexDocumentText,
   removeDocumentText: documentSearch.removeDocumentText,
   searchDocumentText: documentSearch.searchDocumentText,
-  vectorBackend,
+  vectorBackend: documentSearch.vectorBackend,
 };
 
 /** Keyword search over documents on PostgreSQL, and how the server can hold vectors. */

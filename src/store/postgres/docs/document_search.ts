@@ -21,6 +21,8 @@
  * ln(1 + (N − n + ½) / (n + ½)), which stays positive where FTS5's (without the 1) is floored. `ts_rank_cd` stays
  * available ({@linkcode DocumentRanking}) so the benchmark can show the difference.
  *
+ * Vectors: {@linkcode vectorBackend} says whether the server offers pgvector.
+ *
  * @module
  */
 import { RowReader } from "../../rows.ts";
@@ -172,4 +174,16 @@ export async function searchDocumentText(
       GROUP BY s.document_id ORDER BY score DESC, id LIMIT ${add(search.limit)}`;
   }
   return await readRows(q, HIT, sql, params);
+}
+
+/**
+ * How this server can hold vectors: `pgvector` when the extension is available to it (it may
+ * still need `CREATE EXTENSION vector` by someone allowed to), else `builtin` — rows of bytes
+ * the engine ranks in memory (graph_and_vectors.ts), which is what the store uses on either for
+ * now: ranking on the server with pgvector is not written yet, since no server here has it
+ * (Debian's PostgreSQL 15 packages none) to test it on.
+ */
+export async function vectorBackend(q: PgQueryable): Promise<"pgvector" | "builtin"> {
+  const rows = await q.query("SELECT 1 AS x FROM pg_available_extensions WHERE name = 'vector'");
+  return rows.length > 0 ? "pgvector" : "builtin";
 }

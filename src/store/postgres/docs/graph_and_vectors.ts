@@ -3,9 +3,8 @@
  * ../../docs/graph.ts), read by the same row readers, in the same orders.
  *
  * Vectors are rows of little-endian float32 bytes that the engine reads into its in-memory
- * index, as on SQLite: the built-in way, which needs nothing of the server. pgvector, where a
- * server has it, would let the server rank them instead; {@linkcode vectorBackend} says which
- * a server offers (this one's Debian release packages no pgvector).
+ * index, as on SQLite: the built-in way, which needs nothing of the server (see
+ * `vectorBackend` in document_search.ts for pgvector).
  *
  * A graph's rows are written by one statement per table (each column an array), in the order
  * given; DEFINES edges are read from the nodes that name their parent, as there.
@@ -16,9 +15,8 @@ import { EDGE, type GraphEdgeRow, type GraphNodeRow, NODE, TYPE_COUNT } from "..
 import { FIRST_VECTOR, VECTOR, type VectorRow } from "../../docs/vectors.ts";
 import { RowReader } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-import { readRow, readRows } from "../reads.ts";
+import { plainBytes, readRow, readRows } from "../reads.ts";
 import { unnestInsert } from "../unnest.ts";
-import { plainBytes } from "./chunks.ts";
 
 const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 
@@ -77,16 +75,6 @@ export async function firstVectors(
 /** How many vectors are stored. */
 export async function vectorCount(q: PgQueryable): Promise<number> {
   return (await readRow(q, COUNT, "SELECT count(*) AS n FROM docs_vectors")).n;
-}
-
-/**
- * How this server can hold vectors: `pgvector` when the extension is available to it (it may
- * still need `CREATE EXTENSION vector` by someone allowed to), else `builtin` — rows of bytes
- * the engine ranks in memory, which is what the store uses on either.
- */
-export async function vectorBackend(q: PgQueryable): Promise<"pgvector" | "builtin"> {
-  const rows = await q.query("SELECT 1 AS x FROM pg_available_extensions WHERE name = 'vector'");
-  return rows.length > 0 ? "pgvector" : "builtin";
 }
 
 // ---------------------------------------------------------------------------------------------
