@@ -100,8 +100,10 @@ conformance("documents: versions of a path, lookups by id, hash, name and path",
   );
   assert.deepEqual((await docs.documentPathsAll(true)).map((d) => d.id), [b, a2]);
   assert.deepEqual(
-    (await docs.documentsForPaths(["/w/src/b.ts", "/w/notes/a.md"])).map((d) => d.id),
-    [b, a1, a2],
+    (await docs.documentsForPaths(["/w/src/b.ts", "/w/notes/a.md", "/w/src/b.ts"])).map((d) =>
+      d.id
+    ),
+    [b, a1, a2, b],
   );
   assert.deepEqual((await docs.documentsAfter(a1, 10)).map((d) => d.id), [b, a2]);
   assert.deepEqual((await docs.documentsAfter(0, 1)).map((d) => d.id), [a1]);
@@ -354,8 +356,8 @@ conformance("snapshots: upserted, counted, listed, emptied", async (s) => {
   assert.deepEqual((await docs.listSnapshots(1)).map((r) => r.snapshot_id), ["s2"]);
   assert.equal(await docs.snapshotCount(), 3);
   assert.deepEqual(
-    (await docs.snapshotsByIds(["s2", "nope", "s1"])).map((r) => r.snapshot_id),
-    ["s2", "s1"],
+    (await docs.snapshotsByIds(["s2", "nope", "s1", "s2"])).map((r) => r.snapshot_id),
+    ["s2", "s1", "s2"],
   );
   // Only a snapshot that had documents and has none left is deleted.
   await docs.deleteDocumentRow(b);

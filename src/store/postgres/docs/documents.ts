@@ -144,7 +144,10 @@ export function documentPathsAll(q: PgQueryable, latestOnly: boolean): Promise<D
   );
 }
 
-/** Every version stored for these paths: path by path as given, each by hash (as SQLite's). */
+/**
+ * Every version stored for these paths: path by path as given (a path given twice, twice),
+ * each path's by hash, as SQLite's.
+ */
 export async function documentsForPaths(
   q: PgQueryable,
   paths: readonly string[],
@@ -153,7 +156,8 @@ export async function documentsForPaths(
   return await readRows(
     q,
     DOCUMENT,
-    `${SELECT} WHERE d.path = ANY($1::text[]) ORDER BY array_position($1::text[], d.path), d.hash`,
+    `SELECT ${DOCUMENT_COLUMNS} FROM unnest($1::text[]) WITH ORDINALITY AS p (path, n)
+     JOIN docs_documents d ON d.path = p.path ORDER BY p.n, d.hash`,
     [paths],
   );
 }

@@ -91,7 +91,7 @@ export async function snapshotMemberIds(q: PgQueryable, snapshotId: string): Pro
   );
 }
 
-/** Some snapshots by id, in the order asked (unknown ones left out). */
+/** Some snapshots by id, in the order asked (unknown ones left out, one asked twice twice). */
 export async function snapshotsByIds(
   q: PgQueryable,
   ids: readonly string[],
@@ -100,8 +100,8 @@ export async function snapshotsByIds(
   return await readRows(
     q,
     SNAPSHOT,
-    `SELECT ${SNAPSHOT.columns} FROM docs_snapshots WHERE snapshot_id = ANY($1::text[])
-     ORDER BY array_position($1::text[], snapshot_id)`,
+    `SELECT ${SNAPSHOT.columnsOf("s")} FROM unnest($1::text[]) WITH ORDINALITY AS i (id, n)
+     JOIN docs_snapshots s ON s.snapshot_id = i.id ORDER BY i.n`,
     [ids],
   );
 }
