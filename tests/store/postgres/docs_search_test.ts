@@ -12,6 +12,7 @@ import {
   pgDocsSearch,
   pgDocsStore,
 } from "../../../src/store/postgres/docs/docs_store.ts";
+import { MAX_SEARCH_CHARS } from "../../../src/store/postgres/docs/document_search.ts";
 import { migratePostgres } from "../../../src/store/postgres/migrate.ts";
 import { parseStoreLocation } from "../../../src/store/postgres/store_url.ts";
 import type { DocsStore } from "../../../src/store/docs/docs_store.ts";
@@ -149,6 +150,13 @@ Deno.test({
       assert.deepEqual(await terms(["rotated"]), []);
       await docs.deleteDocumentRow(login);
       assert.deepEqual(await terms(["login"]), []);
+      // A long text of distinct words is indexed up to the cap (a tsvector holds at most 1 MB).
+      const words = Array.from({ length: 60_000 }, (_, i) => `w${i.toString(36)}x`).join(" ");
+      const long = await add(docs, search, "/w/long.md", "Long", words);
+      // The first word wholly past the cap is not found.
+      const past = words.indexOf(" ", MAX_SEARCH_CHARS) + 1;
+      assert.deepEqual(await terms([words.slice(past, words.indexOf(" ", past))]), []);
+      assert.deepEqual(await terms([words.slice(0, words.indexOf(" "))]), [long]);
       assert.equal(await search.vectorBackend(), "builtin");
     } finally {
       await pool.close();

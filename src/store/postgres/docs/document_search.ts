@@ -76,8 +76,16 @@ function weighted(expr: string, weight: string): string {
 }
 
 /**
- * Indexes a document's text (replacing what was indexed for it): a document must be indexed
- * again when its row is a new version, as on SQLite.
+ * Characters of a document's text the index takes: a `tsvector` holds at most 1 MB, which text
+ * of unique words past about 230,000 characters could exceed (the messages' index takes the
+ * same). SQLite's index takes the first MiB.
+ */
+export const MAX_SEARCH_CHARS = 200_000;
+
+/**
+ * Indexes a document's text (its first {@linkcode MAX_SEARCH_CHARS} characters), replacing what
+ * was indexed for it: a document must be indexed again when its row is a new version, as on
+ * SQLite.
  */
 export async function indexDocumentText(
   q: PgQueryable,
@@ -87,7 +95,9 @@ export async function indexDocumentText(
   await q.query(
     `INSERT INTO docs_search (document_id, search, length)
      SELECT $1, v, (SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(v))
-     FROM (SELECT ${weighted("$2", "A")} || ${weighted("$3", "B")} || ${weighted("$4", "D")} AS v) t
+     FROM (SELECT ${weighted("$2", "A")} || ${weighted("$3", "B")} || ${
+      weighted(`left($4, ${MAX_SEARCH_CHARS})`, "D")
+    } AS v) t
      ON CONFLICT (document_id) DO UPDATE SET search = excluded.search, length = excluded.length`,
     [id, doc.title, doc.path, doc.text],
   );
