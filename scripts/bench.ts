@@ -2,12 +2,12 @@
  * `deno task bench [suite…]`: prints Vantage's performance figures, each
  * beside a reference measured in the same run. Suites: mcp, agent (which
  * includes redact and backfill), redact, backfill, perception, http, docs
- * (which includes grep and docs-search), grep, docs-search, writers, otlp, ax,
- * sync (default: all but those four parts).
+ * (which includes grep, docs-search and docs-quality), grep, docs-search,
+ * docs-quality, writers, otlp, ax, sync (default: all but those five parts).
  */
 import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
-import { benchDocs, benchDocsSearch, benchGrep } from "./bench/docs.ts";
+import { benchDocs, benchDocsQuality, benchDocsSearch, benchGrep } from "./bench/docs.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchMcp } from "./bench/mcp.ts";
 import { benchOtlp } from "./bench/otlp.ts";
@@ -36,17 +36,19 @@ const suites: Record<string, () => Promise<void>> = {
   docs: () => benchDocs(),
   // The 100,000-document search figures alone (the docs suite runs them too).
   "docs-search": () => benchDocsSearch(),
+  // The Cranfield retrieval quality, SQLite beside PostgreSQL and plain BM25 (docs runs it too).
+  "docs-quality": () => benchDocsQuality(),
   writers: () => benchWriters(),
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
   sync: () => benchSync(),
 };
 
-// grep and docs-search run inside docs, agent runs redact and backfill itself: the default list
+// grep, docs-search and docs-quality run inside docs, agent runs redact and backfill itself: the default list
 // leaves them out.
 const wanted = Deno.args.length === 0
   ? Object.keys(suites).filter((name) =>
-    !["grep", "redact", "docs-search", "backfill"].includes(name)
+    !["grep", "redact", "docs-search", "docs-quality", "backfill"].includes(name)
   )
   : Deno.args;
 for (const name of wanted) {

@@ -10,7 +10,8 @@
  *   of a new process beside the steady state (and beside reading every
  *   stored vector, what a first search did before the sealed vector files);
  * - retrieval quality on Cranfield (nDCG@10, MAP, recall@100) for every mode
- *   beside a plain BM25 computed here, plus the fusion grid the shipped
+ *   beside a plain BM25 computed here and the keyword search of the PostgreSQL
+ *   store (BM25 in SQL, and ts_rank_cd), plus the fusion grid the shipped
  *   hybrid settings were chosen from;
  * - `docs.grep` throughput (MB of text scanned per second) with its linear-time
  *   engine, beside the same scan with V8's backtracking RegExp (the engine grep
@@ -42,6 +43,7 @@ import { docsIndex, matchFts } from "../../src/store/docs/search_index.ts";
 import { executeOperation } from "../../src/ops/executor.ts";
 import { DATABASE, vantageServices } from "../../src/ops/runtime.ts";
 import type { Services } from "../../src/ops/services.ts";
+import { rankOnPostgres } from "./docs_postgres.ts";
 import { median, percentile, printTable } from "./stats.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -667,6 +669,16 @@ class PlainBm25 {
   }
 }
 
+/** The retrieval-quality figures alone (the docs suite runs them too). */
+export async function benchDocsQuality(): Promise<void> {
+  const work = await Deno.makeTempDir({ prefix: "vantage-bench-quality-" });
+  try {
+    await benchCranfield(work);
+  } finally {
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
 async function benchCranfield(work: string): Promise<void> {
   let corpus: string;
   try {
@@ -697,15 +709,19 @@ async function benchCranfield(work: string): Promise<void> {
   const db = store.services.get(DATABASE);
   const embedder = new HashedEmbedder();
   const clean = (text: string | undefined) => (text ?? "").trim().replace(/\s+/g, " ");
+  const texts = documents.map((doc) =>
+    `# ${clean(doc.fields.T)}\n\n${(doc.fields.W ?? "").trim()}\n`
+  );
   const report = await ingestInline(
     db,
-    documents.map((doc) => ({
+    documents.map((doc, i) => ({
       name: `cranfield/${doc.id}.md`,
-      bytes: new TextEncoder().encode(
-        `# ${clean(doc.fields.T)}\n\n${(doc.fields.W ?? "").trim()}\n`,
-      ),
+      bytes: new TextEncoder().encode(texts[i]),
     })),
     { session: null, embedder, now: Date.now() },
+  );
+  const listed = new Map(
+    listDocuments(db, { filter: {} }).rows.map((row) => [row.id, row]),
   );
   const cranfieldId = new Map<number, number>();
   for (const doc of report.documents) {
@@ -755,6 +771,35 @@ async function benchCranfield(work: string): Promise<void> {
   rows.push(line("plain BM25 (reference)", base));
   for (const mode of ["keyword", "fuzzy", "semantic", "hybrid"] as const) {
     rows.push(line(mode === "hybrid" ? "hybrid (default)" : mode, mean(await evaluate(mode))));
+  }
+  // The same documents, as the SQLite index holds them, searched by keyword on PostgreSQL.
+  const textOf = new Map(documents.map((doc, i) => [doc.id, texts[i]]));
+  const indexed = report.documents.map((stored) => ({
+    row: listed.get(stored.id)!,
+    text: textOf.get(cranfieldId.get(stored.id)!)!,
+  }));
+  const postgres = await rankOnPostgres(
+    indexed,
+    judged.map((query) => query.text),
+    DEFAULT_FUSION.columns,
+    100,
+  );
+  if (typeof postgres === "string") {
+    console.log(`\nPostgreSQL keyword search: skipped, ${postgres}`);
+  } else {
+    for (const [ranking, ranked] of postgres) {
+      const name = ranking === "bm25"
+        ? "PostgreSQL keyword (BM25 in SQL)"
+        : "PostgreSQL ts_rank_cd";
+      rows.push(line(
+        name,
+        mean(
+          judged.map((query, i) =>
+            score(ranked[i].map((id) => cranfieldId.get(id)!), judgments.get(query.number)!)
+          ),
+        ),
+      ));
+    }
   }
   console.log(
     `\nRetrieval quality: Cranfield, ${documents.length} documents, ${judged.length} judged queries (graded gain 5 - code)`,

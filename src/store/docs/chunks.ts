@@ -33,12 +33,16 @@ export interface ManifestEntry {
   length: number;
 }
 
-const MANIFEST_ENTRY = new RowReader<ManifestEntry>("chunk list entry", {
-  seq: "number",
-  chunk_hash: "text",
-  offset: "number",
-  length: "number",
-});
+/** Reads an entry of a content's chunk list. (Both backends read it with this reader.) */
+export const MANIFEST_ENTRY: RowReader<ManifestEntry> = new RowReader<ManifestEntry>(
+  "chunk list entry",
+  {
+    seq: "number",
+    chunk_hash: "text",
+    offset: "number",
+    length: "number",
+  },
+);
 
 const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 
@@ -213,10 +217,16 @@ export function insertContent(
   for (const item of manifest) entry.run(hash, item.seq, item.chunk_hash, item.offset, item.length);
 }
 
-const CONTENT_SIZE = new RowReader<{ size: number; chunk_count: number }>("content", {
-  size: "number",
-  chunk_count: "number",
-});
+/** Reads a content's size and chunk count. (Both backends read it with this reader.) */
+export const CONTENT_SIZE: RowReader<{ size: number; chunk_count: number }> = new RowReader<
+  { size: number; chunk_count: number }
+>(
+  "content",
+  {
+    size: "number",
+    chunk_count: "number",
+  },
+);
 
 /** The ordered chunk list of a content (empty when the content is unknown or empty). */
 export function contentManifest(db: DatabaseSync, hash: string): ManifestEntry[] {
@@ -254,10 +264,16 @@ export function releaseContentIfUnused(db: DatabaseSync, hash: string): boolean 
   return true;
 }
 
-const RELEASED = new RowReader<{ chunks: number; bytes: number }>("unreferenced chunks", {
-  chunks: "number",
-  bytes: "number",
-});
+/** Reads how many unreferenced chunks went, and their stored bytes. (Both backends read it with this reader.) */
+export const RELEASED: RowReader<{ chunks: number; bytes: number }> = new RowReader<
+  { chunks: number; bytes: number }
+>(
+  "unreferenced chunks",
+  {
+    chunks: "number",
+    bytes: "number",
+  },
+);
 
 /**
  * Deletes every chunk no content references (inside the caller's
@@ -380,7 +396,8 @@ export interface ChunkTotals {
   stored_bytes: number;
 }
 
-const CHUNK_TOTALS = new RowReader<ChunkTotals>("chunk totals", {
+/** Reads the block store's totals. (Both backends read it with this reader.) */
+export const CHUNK_TOTALS: RowReader<ChunkTotals> = new RowReader<ChunkTotals>("chunk totals", {
   chunks: "number",
   raw_bytes: "number",
   stored_bytes: "number",

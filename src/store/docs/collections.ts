@@ -68,7 +68,10 @@ export function collectionExists(db: DatabaseSync, collection: string): boolean 
   ).get(collection) !== undefined;
 }
 
-const MEMBER_PATH = new RowReader<{ document_id: number; relative_path: string }>(
+/** Reads a collection member's document id and relative path. (Both backends read it with this reader.) */
+export const MEMBER_PATH: RowReader<{ document_id: number; relative_path: string }> = new RowReader<
+  { document_id: number; relative_path: string }
+>(
   "collection member",
   { document_id: "number", relative_path: "text" },
 );
@@ -94,7 +97,8 @@ export interface CollectionRow {
   total_bytes: number;
 }
 
-const COLLECTION = new RowReader<CollectionRow>("collection", {
+/** Reads a collection with its size. (Both backends read it with this reader.) */
+export const COLLECTION: RowReader<CollectionRow> = new RowReader<CollectionRow>("collection", {
   name: "text",
   document_count: "number",
   total_bytes: "number",
@@ -105,12 +109,11 @@ const COLLECTION = new RowReader<CollectionRow>("collection", {
  * collections counts in each.
  */
 export function collectionRows(db: DatabaseSync): CollectionRow[] {
-  return COLLECTION.all(
-    prepared(
-      db,
-      `SELECT m.collection AS name, count(*) AS document_count, sum(d.size) AS total_bytes
-       FROM docs_collection_members m JOIN docs_documents d ON d.id = m.document_id
-       WHERE d.is_latest = 1 GROUP BY m.collection ORDER BY m.collection`,
-    ).all(),
-  );
+  return COLLECTION.all(prepared(db, COLLECTION_ROWS_SQL).all());
 }
+
+/** The statement of {@linkcode collectionRows}, the same on both backends. */
+export const COLLECTION_ROWS_SQL =
+  `SELECT m.collection AS name, count(*) AS document_count, sum(d.size) AS total_bytes
+   FROM docs_collection_members m JOIN docs_documents d ON d.id = m.document_id
+   WHERE d.is_latest = 1 GROUP BY m.collection ORDER BY m.collection`;

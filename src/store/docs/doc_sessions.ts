@@ -26,14 +26,18 @@ export interface DocSessionRow {
   is_current: number;
 }
 
-const DOC_SESSION = new RowReader<DocSessionRow>("document session", {
-  session_id: "text",
-  label: "text?",
-  description: "text?",
-  started_at: "number",
-  stopped_at: "number?",
-  is_current: "number",
-});
+/** Reads a document session. (Both backends read it with this reader.) */
+export const DOC_SESSION: RowReader<DocSessionRow> = new RowReader<DocSessionRow>(
+  "document session",
+  {
+    session_id: "text",
+    label: "text?",
+    description: "text?",
+    started_at: "number",
+    stopped_at: "number?",
+    is_current: "number",
+  },
+);
 
 const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 
@@ -145,7 +149,13 @@ export function pinCount(db: DatabaseSync, sessionId: string): number {
   ).n;
 }
 
-const SERVED = new RowReader<{ served: string }>("served suggestions", { served: "text" });
+/** Reads a served suggestion set. (Both backends read it with this reader.) */
+export const SERVED: RowReader<{ served: string }> = new RowReader<{ served: string }>(
+  "served suggestions",
+  {
+    served: "text",
+  },
+);
 
 /** The most recent served suggestion set for a session and normalized query (JSON text). */
 export function lastServedSuggestions(

@@ -6,13 +6,11 @@
  *
  * @module
  */
-import type { SQLInputValue } from "node:sqlite";
 import type { DatabaseSync } from "../database.ts";
-import { numberColumn, RowReader } from "../rows.ts";
+import { builtRow, builtRows, type SqlParams } from "../params.ts";
+import { RowReader } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { DOCUMENT, DOCUMENT_COLUMNS, type DocumentRow } from "./documents.ts";
-
-const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 
 /** Conditions a document must meet. */
 export interface DocumentFilter {
@@ -32,49 +30,41 @@ export interface DocumentFilter {
   tags?: readonly string[];
 }
 
-/** A WHERE fragment over alias `d`, with its parameters. */
-interface SqlFragment {
-  /** SQL text, always safe to put after WHERE. */
-  sql: string;
-  /** Positional parameters in order. */
-  params: SQLInputValue[];
-}
-
-/** Builds the WHERE conditions for a filter (over `docs_documents d`). */
-function filterSql(filter: DocumentFilter): SqlFragment {
+/**
+ * The WHERE conditions of a filter over `docs_documents d`, on either backend (see
+ * ../params.ts): its values go to `p`.
+ */
+export function documentFilterSql(p: SqlParams, filter: DocumentFilter): string {
   const parts: string[] = [];
-  const params: SQLInputValue[] = [];
   if (filter.latestOnly !== false) parts.push("d.is_latest = 1");
   if (filter.session !== undefined) {
+    const session = p.add(filter.session);
     parts.push(
-      "(d.session_id = ? OR d.id IN (SELECT document_id FROM docs_session_pins WHERE session_id = ?))",
+      `(d.session_id = ${session} OR d.id IN (SELECT document_id FROM docs_session_pins WHERE session_id = ${session}))`,
     );
-    params.push(filter.session, filter.session);
   }
-  if (filter.isText !== undefined) {
-    parts.push("d.is_text = ?");
-    params.push(filter.isText ? 1 : 0);
-  }
+  if (filter.isText !== undefined) parts.push(`d.is_text = ${p.add(filter.isText ? 1 : 0)}`);
   if (filter.extension !== undefined && filter.extension !== "") {
     const ext = filter.extension.startsWith(".") ? filter.extension : "." + filter.extension;
-    parts.push("d.extension = ?");
-    params.push(ext.toLowerCase());
+    parts.push(`d.extension = ${p.add(ext.toLowerCase())}`);
   }
   if (filter.collection !== undefined) {
-    parts.push("d.id IN (SELECT document_id FROM docs_collection_members WHERE collection = ?)");
-    params.push(filter.collection);
+    parts.push(
+      `d.id IN (SELECT document_id FROM docs_collection_members WHERE collection = ${
+        p.add(filter.collection)
+      })`,
+    );
   }
   if (filter.snapshotId !== undefined) {
+    const snapshot = p.add(filter.snapshotId);
     parts.push(
-      "(d.snapshot_id = ? OR d.id IN (SELECT document_id FROM docs_snapshot_members WHERE snapshot_id = ?))",
+      `(d.snapshot_id = ${snapshot} OR d.id IN (SELECT document_id FROM docs_snapshot_members WHERE snapshot_id = ${snapshot}))`,
     );
-    params.push(filter.snapshotId, filter.snapshotId);
   }
   for (const tag of filter.tags ?? []) {
-    parts.push("d.id IN (SELECT document_id FROM docs_tags WHERE tag = ?)");
-    params.push(tag);
+    parts.push(`d.id IN (SELECT document_id FROM docs_tags WHERE tag = ${p.add(tag)})`);
   }
-  return { sql: parts.length === 0 ? "1" : parts.join(" AND "), params };
+  return parts.length === 0 ? "1 = 1" : parts.join(" AND ");
 }
 
 /** Whether a filter restricts anything beyond "latest versions". */
@@ -87,11 +77,17 @@ export function isNarrowFilter(filter: DocumentFilter): boolean {
 
 /** Ids of every document a filter selects. */
 export function filteredIds(db: DatabaseSync, filter: DocumentFilter): number[] {
-  const where = filterSql(filter);
-  return numberColumn(
-    prepared(db, `SELECT d.id FROM docs_documents d WHERE ${where.sql}`).all(...where.params),
-    "id",
-  );
+  return builtRows(db, ID, (p) => filteredIdsSql(p, filter)).map((row) => row.id);
+}
+
+/** Reads a document id. */
+export const ID: RowReader<{ id: number }> = new RowReader<{ id: number }>("document id", {
+  id: "number",
+});
+
+/** The statement of {@linkcode filteredIds}, on either backend. */
+export function filteredIdsSql(p: SqlParams, filter: DocumentFilter): string {
+  return `SELECT d.id FROM docs_documents d WHERE ${documentFilterSql(p, filter)}`;
 }
 
 /** Sort keys of {@linkcode listDocuments}. */
@@ -125,23 +121,31 @@ export function listDocuments(
   db: DatabaseSync,
   query: ListQuery,
 ): { total: number; rows: DocumentRow[] } {
-  const where = filterSql(query.filter);
-  const total = COUNT.one(
-    prepared(db, `SELECT count(*) AS n FROM docs_documents d WHERE ${where.sql}`).get(
-      ...where.params,
-    ),
-  ).n;
+  const total = builtRow(db, COUNT, (p) => countDocumentsSql(p, query.filter)).n;
+  return { total, rows: builtRows(db, DOCUMENT, (p) => listDocumentsSql(p, query)) };
+}
+
+/** Reads a count. */
+export const COUNT: RowReader<{ n: number }> = new RowReader<{ n: number }>("count", {
+  n: "number",
+});
+
+/** How many documents a filter selects, on either backend (read with {@linkcode COUNT}). */
+export function countDocumentsSql(p: SqlParams, filter: DocumentFilter): string {
+  return `SELECT count(*) AS n FROM docs_documents d WHERE ${documentFilterSql(p, filter)}`;
+}
+
+/** The page of documents {@linkcode listDocuments} reads, on either backend. */
+export function listDocumentsSql(p: SqlParams, query: ListQuery): string {
   const column = SORT_COLUMNS[query.sortBy ?? "indexed"];
   const direction = query.order === "asc" ? "ASC" : "DESC";
-  const limit = query.limit ?? -1;
-  const rows = DOCUMENT.all(
-    prepared(
-      db,
-      `SELECT ${DOCUMENT_COLUMNS} FROM docs_documents d WHERE ${where.sql}
-     ORDER BY ${column} ${direction}, d.id ${direction} LIMIT ? OFFSET ?`,
-    ).all(...where.params, limit, query.offset ?? 0),
-  );
-  return { total, rows };
+  // No limit is the largest one both backends take (SQLite's -1 is no limit only there).
+  const limit = p.add(query.limit ?? Number.MAX_SAFE_INTEGER);
+  return `SELECT ${DOCUMENT_COLUMNS} FROM docs_documents d WHERE ${
+    documentFilterSql(p, query.filter)
+  } ORDER BY ${column} ${direction}, d.id ${direction} LIMIT ${limit} OFFSET ${
+    p.add(query.offset ?? 0)
+  }`;
 }
 
 /** Document totals for `status`. */
@@ -162,39 +166,49 @@ export interface DocumentTotals {
   content_bytes: number;
 }
 
-const DOCUMENT_COUNTS = new RowReader<
-  Omit<DocumentTotals, "contents" | "content_bytes">
->("document totals", {
-  documents: "number",
-  bytes: "number",
-  latest_documents: "number",
-  text_documents: "number",
-  binary_documents: "number",
-});
+/** Reads the document half of {@linkcode DocumentTotals}. */
+export const DOCUMENT_COUNTS: RowReader<Omit<DocumentTotals, "contents" | "content_bytes">> =
+  new RowReader<Omit<DocumentTotals, "contents" | "content_bytes">>("document totals", {
+    documents: "number",
+    bytes: "number",
+    latest_documents: "number",
+    text_documents: "number",
+    binary_documents: "number",
+  });
 
-const CONTENT_COUNTS = new RowReader<Pick<DocumentTotals, "contents" | "content_bytes">>(
-  "content totals",
-  { contents: "number", content_bytes: "number" },
-);
+/** Reads the content half of {@linkcode DocumentTotals}. */
+export const CONTENT_COUNTS: RowReader<Pick<DocumentTotals, "contents" | "content_bytes">> =
+  new RowReader<Pick<DocumentTotals, "contents" | "content_bytes">>("content totals", {
+    contents: "number",
+    content_bytes: "number",
+  });
+
+/** The statements of {@linkcode documentTotals}, the same on both backends. */
+export const TOTALS_SQL = {
+  // Flags are 0/1 integers: a product is their AND on both backends.
+  documents: `SELECT count(*) AS documents, coalesce(sum(size), 0) AS bytes,
+      coalesce(sum(is_latest), 0) AS latest_documents,
+      coalesce(sum(is_latest * is_text), 0) AS text_documents,
+      coalesce(sum(is_latest * (1 - is_text)), 0) AS binary_documents
+    FROM docs_documents`,
+  contents:
+    "SELECT count(*) AS contents, coalesce(sum(size), 0) AS content_bytes FROM docs_contents",
+  fileTypes: `SELECT extension, mime, count(*) AS count, sum(size) AS bytes FROM docs_documents
+    WHERE is_latest = 1 GROUP BY extension, mime ORDER BY count DESC, extension`,
+};
 
 /** Counts documents and contents. */
 export function documentTotals(db: DatabaseSync): DocumentTotals {
-  const docs = DOCUMENT_COUNTS.one(
-    prepared(
-      db,
-      `SELECT count(*) AS documents, coalesce(sum(size), 0) AS bytes,
-            coalesce(sum(is_latest), 0) AS latest_documents,
-            coalesce(sum(is_latest AND is_text), 0) AS text_documents,
-            coalesce(sum(is_latest AND NOT is_text), 0) AS binary_documents
-     FROM docs_documents`,
-    ).get(),
-  );
-  const contents = CONTENT_COUNTS.one(
-    prepared(
-      db,
-      "SELECT count(*) AS contents, coalesce(sum(size), 0) AS content_bytes FROM docs_contents",
-    ).get(),
-  );
+  const docs = DOCUMENT_COUNTS.one(prepared(db, TOTALS_SQL.documents).get());
+  const contents = CONTENT_COUNTS.one(prepared(db, TOTALS_SQL.contents).get());
+  return joinTotals(docs, contents);
+}
+
+/** The two halves of {@linkcode DocumentTotals} as one. */
+export function joinTotals(
+  docs: Omit<DocumentTotals, "contents" | "content_bytes">,
+  contents: Pick<DocumentTotals, "contents" | "content_bytes">,
+): DocumentTotals {
   return {
     documents: docs.documents,
     bytes: docs.bytes,
@@ -218,20 +232,18 @@ export interface FileTypeCount {
   bytes: number;
 }
 
-const FILE_TYPE_COUNT = new RowReader<FileTypeCount>("file type count", {
-  extension: "text",
-  mime: "text",
-  count: "number",
-  bytes: "number",
-});
+/** Reads a {@linkcode FileTypeCount}. */
+export const FILE_TYPE_COUNT: RowReader<FileTypeCount> = new RowReader<FileTypeCount>(
+  "file type count",
+  {
+    extension: "text",
+    mime: "text",
+    count: "number",
+    bytes: "number",
+  },
+);
 
 /** Latest documents grouped by extension and MIME type, most numerous first. */
 export function fileTypeCounts(db: DatabaseSync): FileTypeCount[] {
-  return FILE_TYPE_COUNT.all(
-    prepared(
-      db,
-      `SELECT extension, mime, count(*) AS count, sum(size) AS bytes FROM docs_documents
-     WHERE is_latest = 1 GROUP BY extension, mime ORDER BY count DESC, extension`,
-    ).all(),
-  );
+  return FILE_TYPE_COUNT.all(prepared(db, TOTALS_SQL.fileTypes).all());
 }

@@ -8,7 +8,14 @@
  * @module
  */
 import type { DatabaseSync } from "../database.ts";
-import { numberColumn, pickColumns, RowReader, type RowShape, textColumn } from "../rows.ts";
+import {
+  numberColumn,
+  pickColumns,
+  RowReader,
+  type RowShape,
+  type SqlParam,
+  textColumn,
+} from "../rows.ts";
 import { prepared } from "../statements.ts";
 
 /** One stored document. */
@@ -90,33 +97,45 @@ export const DOCUMENT = new RowReader<DocumentRow>("document", DOCUMENT_SHAPE);
 /** The document columns over alias `d`, for a SELECT list (here and in document_listing.ts). */
 export const DOCUMENT_COLUMNS = DOCUMENT.columnsOf("d");
 
+/** The columns a new document row is written with, in parameter order. */
+const NEW_DOCUMENT_COLUMNS = [
+  "hash",
+  "path",
+  "relative_path",
+  "name",
+  "extension",
+  "mime",
+  "is_text",
+  "size",
+  "title",
+  "created_at",
+  "modified_at",
+  "indexed_at",
+  "snapshot_id",
+  "session_id",
+  "source_url",
+  "vector_model",
+  "person",
+] as const;
+
+/**
+ * The insert of a new document row as its path's latest version, on either backend: `mark`
+ * writes the n-th parameter's placeholder; {@linkcode newDocumentValues} gives the values.
+ */
+export function insertDocumentSql(mark: (n: number) => string): string {
+  const marks = NEW_DOCUMENT_COLUMNS.map((_, i) => mark(i + 1)).join(", ");
+  return `INSERT INTO docs_documents (${NEW_DOCUMENT_COLUMNS.join(", ")}, is_latest)
+    VALUES (${marks}, 1)`;
+}
+
+/** The parameters of {@linkcode insertDocumentSql} for a document. */
+export function newDocumentValues(doc: NewDocument): SqlParam[] {
+  return NEW_DOCUMENT_COLUMNS.map((column) => doc[column] ?? null);
+}
+
 /** Inserts a document as the latest version of its path; returns its id. */
 export function insertDocument(db: DatabaseSync, doc: NewDocument): number {
-  const result = prepared(
-    db,
-    `INSERT INTO docs_documents (hash, path, relative_path, name, extension, mime, is_text, size,
-       title, created_at, modified_at, indexed_at, snapshot_id, session_id, source_url, is_latest,
-       vector_model, person)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-  ).run(
-    doc.hash,
-    doc.path,
-    doc.relative_path,
-    doc.name,
-    doc.extension,
-    doc.mime,
-    doc.is_text,
-    doc.size,
-    doc.title,
-    doc.created_at,
-    doc.modified_at,
-    doc.indexed_at,
-    doc.snapshot_id,
-    doc.session_id,
-    doc.source_url,
-    doc.vector_model ?? null,
-    doc.person ?? null,
-  );
+  const result = prepared(db, insertDocumentSql(() => "?")).run(...newDocumentValues(doc));
   return Number(result.lastInsertRowid);
 }
 
@@ -250,7 +269,8 @@ const DOCUMENT_PATH_COLUMNS = ["id", "path", "name", "hash"] as const;
 /** A document's id, path, name and content hash. */
 export type DocumentPath = Pick<DocumentRow, typeof DOCUMENT_PATH_COLUMNS[number]>;
 
-const DOCUMENT_PATH = new RowReader<DocumentPath>(
+/** Reads a document's id, path, name and hash. (Both backends read it with this reader.) */
+export const DOCUMENT_PATH: RowReader<DocumentPath> = new RowReader<DocumentPath>(
   "document path",
   pickColumns(DOCUMENT_SHAPE, DOCUMENT_PATH_COLUMNS),
 );
@@ -365,10 +385,16 @@ export function removeMetadata(db: DatabaseSync, id: number, keys: readonly stri
   for (const key of keys) statement.run(id, key);
 }
 
-const METADATA = new RowReader<{ key: string; value: string }>("document metadata", {
-  key: "text",
-  value: "text",
-});
+/** Reads a metadata key and value. (Both backends read it with this reader.) */
+export const METADATA: RowReader<{ key: string; value: string }> = new RowReader<
+  { key: string; value: string }
+>(
+  "document metadata",
+  {
+    key: "text",
+    value: "text",
+  },
+);
 
 /** A document's metadata as an object. */
 export function metadataOf(db: DatabaseSync, id: number): Record<string, string> {

@@ -44,7 +44,8 @@ export interface GraphEdgeRow {
   line: number;
 }
 
-const EDGE = new RowReader<GraphEdgeRow>("graph edge", {
+/** Reads a stored graph edge. (Both backends read it with this reader.) */
+export const EDGE: RowReader<GraphEdgeRow> = new RowReader<GraphEdgeRow>("graph edge", {
   document_id: "number",
   src: "text",
   dst: "text",
@@ -52,8 +53,10 @@ const EDGE = new RowReader<GraphEdgeRow>("graph edge", {
   line: "number",
 });
 
-/** A node as the reads below give it (without the node that defines it). */
-const NODE = new RowReader<Omit<GraphNodeRow, "parent">>("graph node", {
+/** Reads a node as the reads below give it (without the node that defines it). */
+export const NODE: RowReader<Omit<GraphNodeRow, "parent">> = new RowReader<
+  Omit<GraphNodeRow, "parent">
+>("graph node", {
   document_id: "number",
   node_key: "text",
   type: "text",
@@ -190,10 +193,16 @@ export function definitionsNamed(db: DatabaseSync, name: string, limit: number):
   );
 }
 
-const TYPE_COUNT = new RowReader<{ type: string; count: number }>("node type count", {
-  type: "text",
-  count: "number",
-});
+/** Reads a node type with its count of distinct nodes. (Both backends read it with this reader.) */
+export const TYPE_COUNT: RowReader<{ type: string; count: number }> = new RowReader<
+  { type: string; count: number }
+>(
+  "node type count",
+  {
+    type: "text",
+    count: "number",
+  },
+);
 
 /** Node types with the number of distinct nodes of each. */
 export function nodeTypeCounts(db: DatabaseSync): Array<{ type: string; count: number }> {

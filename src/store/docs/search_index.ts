@@ -225,11 +225,17 @@ export function queueIndexChange(
   return Number(result.lastInsertRowid);
 }
 
-const QUEUED = new RowReader<{ seq: number; id: number; op: number }>("queued index change", {
-  seq: "number",
-  id: "number",
-  op: "number",
-});
+/** Reads a queued index change (op 1 adds, 0 removes). (Both backends read it with this reader.) */
+export const QUEUED: RowReader<{ seq: number; id: number; op: number }> = new RowReader<
+  { seq: number; id: number; op: number }
+>(
+  "queued index change",
+  {
+    seq: "number",
+    id: "number",
+    op: "number",
+  },
+);
 
 /**
  * Queued changes after `after` that have waited at least `minAgeMs`,

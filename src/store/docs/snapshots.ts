@@ -33,7 +33,8 @@ export interface SnapshotRow {
   files_count: number;
 }
 
-const SNAPSHOT = new RowReader<SnapshotRow>("snapshot", {
+/** Reads a snapshot. (Both backends read it with this reader.) */
+export const SNAPSHOT: RowReader<SnapshotRow> = new RowReader<SnapshotRow>("snapshot", {
   snapshot_id: "text",
   label: "text?",
   created_at: "number",

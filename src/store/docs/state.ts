@@ -17,7 +17,13 @@ export type DocsCounter =
   /** Bumped when stored vectors are removed (a full reload of in-memory vectors is needed). */
   | "vector_removals";
 
-const VALUE = new RowReader<{ value: string }>("document state", { value: "text" });
+/** Reads a `docs_state` value. (Both backends read it with this reader.) */
+export const VALUE: RowReader<{ value: string }> = new RowReader<{ value: string }>(
+  "document state",
+  {
+    value: "text",
+  },
+);
 
 /** Reads one counter (0 when never bumped). */
 export function readCounter(db: DatabaseSync, counter: DocsCounter): number {

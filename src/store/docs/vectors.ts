@@ -25,17 +25,24 @@ export interface VectorRow {
   vector: Uint8Array;
 }
 
-const VECTOR = new RowReader<VectorRow>("vector", {
+/** Reads a stored vector with its id, document and piece number. (Both backends read it with this reader.) */
+export const VECTOR: RowReader<VectorRow> = new RowReader<VectorRow>("vector", {
   id: "number",
   document_id: "number",
   seq: "number",
   vector: "bytes",
 });
 
-const FIRST_VECTOR = new RowReader<{ document_id: number; vector: Uint8Array }>("vector", {
-  document_id: "number",
-  vector: "bytes",
-});
+/** Reads a document's first vector. (Both backends read it with this reader.) */
+export const FIRST_VECTOR: RowReader<{ document_id: number; vector: Uint8Array }> = new RowReader<
+  { document_id: number; vector: Uint8Array }
+>(
+  "vector",
+  {
+    document_id: "number",
+    vector: "bytes",
+  },
+);
 
 const COUNT = new RowReader<{ n: number }>("count", { n: "number" });
 

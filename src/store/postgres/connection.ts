@@ -17,10 +17,16 @@ import type { Row } from "../rows.ts";
 import type { PostgresLocation } from "./store_url.ts";
 
 /**
- * A parameter of a query: a value, or an array (for `= ANY($n)` and `unnest`; its elements
- * are of the type the statement casts it to).
+ * A parameter of a query: a value, bytes (a `bytea`), or an array (for `= ANY($n)` and
+ * `unnest`; its elements are of the type the statement casts it to).
  */
-export type PgValue = string | number | boolean | null | ReadonlyArray<string | number | null>;
+export type PgValue =
+  | string
+  | number
+  | boolean
+  | null
+  | Uint8Array
+  | ReadonlyArray<string | number | null>;
 
 /**
  * PostgreSQL's text cannot hold NUL, which SQLite stores: a NUL in a parameter becomes U+FFFD,

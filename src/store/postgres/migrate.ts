@@ -13,6 +13,7 @@ import { VantageError } from "../../core/errors.ts";
 import type { Migration } from "../migrations.ts";
 import { PG_AGENT_MIGRATIONS } from "./agent_schema.ts";
 import type { PgQueryable } from "./connection.ts";
+import { PG_DOCS_MIGRATIONS } from "./docs_schema.ts";
 import { PG_PERCEPTION_MIGRATIONS } from "./perception_schema.ts";
 import { PG_TEAM_MIGRATIONS } from "./team_schema.ts";
 import { PG_TELEMETRY_MIGRATIONS } from "./telemetry_schema.ts";
@@ -31,6 +32,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   ...PG_STORE_MIGRATIONS,
   ...PG_AGENT_MIGRATIONS,
   ...PG_PERCEPTION_MIGRATIONS,
+  ...PG_DOCS_MIGRATIONS,
   ...PG_TELEMETRY_MIGRATIONS,
   ...PG_TEAM_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);

@@ -21,8 +21,8 @@ import {
   type PgPoolOptions,
   type PgQueryable,
 } from "./connection.ts";
+import { type PgDocsSearch, pgDocsSearch, pgDocsStore } from "./docs/docs_store.ts";
 import { migratePostgres } from "./migrate.ts";
-import { withPending } from "./pending_area.ts";
 import { PgQueryRunner, unavailableQueries } from "./query/pg_query_runner.ts";
 import { prepareQueryRoles, type QueryRolesState } from "./query/query_roles.ts";
 import { VantageError } from "../../core/errors.ts";
@@ -42,9 +42,13 @@ export const PG_READY_AREAS: readonly string[] = [
   "read-only SQL",
 ];
 
-/** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
+/**
+ * The store areas (and the parts above them) that do not run on PostgreSQL yet. Document
+ * memory's store does ({@linkcode PostgresStore.docs}), but the document engine above it still
+ * calls SQLite's functions, so a server on PostgreSQL refuses document operations.
+ */
 export const PG_PENDING_AREAS: readonly string[] = [
-  "document memory",
+  "document memory (its store is on PostgreSQL; the document engine is not yet)",
   "OpenTelemetry intake on a team server",
 ];
 
@@ -64,6 +68,10 @@ export interface PostgresStore {
   readonly perception: PerceptionStore<"async">;
   /** OpenTelemetry intake and its reads. */
   readonly telemetry: TelemetryStore<"async">;
+  /** Document memory's store (the engine above it is not ported yet: see PG_PENDING_AREAS). */
+  readonly docs: DocsStore<"async">;
+  /** Keyword search over documents, and how the server can hold vectors. */
+  readonly docsSearch: PgDocsSearch;
   /** Every area as one {@linkcode Store} (what operations run on); pending parts reject. */
   readonly store: Store<"async">;
   /**
@@ -121,6 +129,8 @@ export async function openPostgresStore(
       messageSearch: pgMessageSearch(pool),
       perception: pgPerceptionStore(pool),
       telemetry: pgTelemetryStore(pool),
+      docs: pgDocsStore(pool),
+      docsSearch: pgDocsSearch(pool),
       store: pgStore(pool),
       queries,
       queriesOff: roles.ready ? undefined : roles.reason,
@@ -162,14 +172,15 @@ async function queryRolesOf(pool: PgPool): Promise<QueryRolesState> {
 
 /**
  * The whole store on a pool (or one write's connection): a transaction hands its work the
- * same store bound to that write's connection. Document memory, not ported yet, rejects with
- * `unavailable` (see pending_area.ts).
+ * same store bound to that write's connection. Document memory's store answers here; the
+ * document operations above it refuse on PostgreSQL until the engine runs on it (see
+ * ../../ops/postgres_services.ts).
  */
 export function pgStore(q: PgQueryable): Store<"async"> {
   return {
     agent: pgAgentStore(q),
     perception: pgPerceptionStore(q),
-    docs: withPending<DocsStore<"async">>({}, "document memory"),
+    docs: pgDocsStore(q),
     telemetry: pgTelemetryStore(q),
     team: pgTeamStore(q),
     changeMarks: () => changeMarks(q),

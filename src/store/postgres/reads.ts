@@ -152,3 +152,17 @@ export async function builtRow<T extends object>(
   const sql = build(p);
   return reader.one((await q.query(sql, p.values))[0]);
 }
+
+/**
+ * Bytes as SQLite's store answers them, a plain `Uint8Array`: the client answers a `bytea` as
+ * a Node `Buffer`, which compares unequal to the same bytes in a `Uint8Array`.
+ *
+ * @example
+ * ```ts
+ * import { plainBytes } from "./reads.ts";
+ * plainBytes(new Uint8Array([1, 2])); // Uint8Array [1, 2]
+ * ```
+ */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AGENT_MIGRATIONS } from "../../../src/store/agent/schema.ts";
+import { DOCS_MIGRATIONS } from "../../../src/store/docs/schema.ts";
 import { PERCEPTION_MIGRATIONS } from "../../../src/store/perception/schema.ts";
 import { TELEMETRY_MIGRATIONS } from "../../../src/store/telemetry/schema.ts";
 import { TEAM_MIGRATIONS } from "../../../src/store/team/schema.ts";
@@ -31,15 +32,23 @@ async function pool(url: string, max = 2): Promise<PgPool> {
   );
 }
 
-/** Columns PostgreSQL adds for what SQLite keeps elsewhere (rowid, the search.db index). */
-const PG_ONLY = new Set(["sessions.seq", "messages.search"]);
+/**
+ * Columns and tables PostgreSQL adds for what SQLite keeps elsewhere (rowid, the search.db and
+ * docs-index.db indexes).
+ */
+const PG_ONLY = new Set(["sessions.seq", "messages.search", "docs_graph_edges.seq"]);
+const PG_ONLY_TABLES = new Set(["docs_search"]);
 
-/** SQLite's tables of the areas PostgreSQL has (all but documents), with their columns, as the migrations leave them. */
+/** SQLite's tables for its files beside the database (sealed vector files), none on PostgreSQL. */
+const SQLITE_ONLY_TABLES = new Set(["docs_vector_segments", "docs_vector_removed"]);
+
+/** SQLite's tables of every area, with their columns, as the migrations leave them. */
 function sqliteColumns(): Map<string, string[]> {
   const db = new DatabaseSync(":memory:");
   const areas = [
     MIGRATIONS[0],
     ...AGENT_MIGRATIONS,
+    ...DOCS_MIGRATIONS,
     ...PERCEPTION_MIGRATIONS,
     ...TELEMETRY_MIGRATIONS,
     ...TEAM_MIGRATIONS,
@@ -48,7 +57,7 @@ function sqliteColumns(): Map<string, string[]> {
   for (const migration of areas) db.exec(migration.sql);
   const tables = db.prepare(
     "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-  ).all().map((row) => String(row.name));
+  ).all().map((row) => String(row.name)).filter((name) => !SQLITE_ONLY_TABLES.has(name));
   const out = new Map<string, string[]>();
   for (const table of tables) {
     out.set(
@@ -63,7 +72,7 @@ function sqliteColumns(): Map<string, string[]> {
 
 Deno.test({
   name:
-    "postgres schema: every table and column of SQLite's agent, perception, telemetry and team areas",
+    "postgres schema: every table and column of SQLite's agent, perception, document, telemetry and team areas",
   ignore,
   async fn() {
     const db = await pool(await sharedPostgresCluster().createDatabase());
@@ -76,6 +85,7 @@ Deno.test({
       const pg = new Map<string, string[]>();
       for (const row of rows) {
         const table = String(row.table_name);
+        if (PG_ONLY_TABLES.has(table)) continue;
         if (PG_ONLY.has(`${table}.${row.column_name}`)) continue;
         pg.set(table, [...(pg.get(table) ?? []), String(row.column_name)].sort());
       }

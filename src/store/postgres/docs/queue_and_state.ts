@@ -1,0 +1,91 @@
+/**
+ * The index queue and the bookkeeping values of document memory on PostgreSQL: SQLite's
+ * (../../docs/search_index.ts's queue, ../../docs/state.ts). Times of the queue are the
+ * server's clock in ms, as SQLite's are its own.
+ *
+ * @module
+ */
+import { QUEUED } from "../../docs/search_index.ts";
+import { type DocsCounter, VALUE } from "../../docs/state.ts";
+import { numberColumn } from "../../rows.ts";
+import type { PgQueryable } from "../connection.ts";
+import { readOptionalRow, readRows } from "../reads.ts";
+
+/** The server's clock, ms. */
+const NOW_MS = "trunc(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/** Queues a search index change for a document; answers its position. */
+export async function queueIndexChange(
+  q: PgQueryable,
+  documentId: number,
+  op: "add" | "remove",
+): Promise<number> {
+  const rows = await q.query(
+    `INSERT INTO docs_index_queue (document_id, op, queued_at) VALUES ($1, $2, ${NOW_MS})
+     RETURNING seq`,
+    [documentId, op === "add" ? 1 : 0],
+  );
+  return numberColumn(rows, "seq")[0];
+}
+
+/** Queued changes after a position that have waited long enough, oldest first. */
+export async function queuedIndexChanges(
+  q: PgQueryable,
+  limit: number,
+  after = 0,
+  minAgeMs = 0,
+): Promise<Array<{ seq: number; op: "add" | "remove"; id: number }>> {
+  const rows = await readRows(
+    q,
+    QUEUED,
+    `SELECT seq, document_id AS id, op FROM docs_index_queue
+     WHERE seq > $1 AND queued_at <= ${NOW_MS} - $2 ORDER BY seq LIMIT $3`,
+    [after, minAgeMs, limit],
+  );
+  return rows.map((row) => ({ seq: row.seq, op: row.op === 1 ? "add" : "remove", id: row.id }));
+}
+
+/** Whether any change has waited long enough. */
+export async function indexChangesQueued(q: PgQueryable, minAgeMs = 0): Promise<boolean> {
+  return (await q.query(
+    `SELECT 1 AS x FROM docs_index_queue WHERE queued_at <= ${NOW_MS} - $1 LIMIT 1`,
+    [minAgeMs],
+  )).length > 0;
+}
+
+/** Reads a state value. */
+export async function readState(q: PgQueryable, key: string): Promise<string | undefined> {
+  return (await readOptionalRow(q, VALUE, "SELECT value FROM docs_state WHERE key = $1", [key]))
+    ?.value;
+}
+
+/** Writes (or, given undefined, removes) a state value. */
+export async function writeState(
+  q: PgQueryable,
+  key: string,
+  value: string | undefined,
+): Promise<void> {
+  if (value === undefined) {
+    await q.query("DELETE FROM docs_state WHERE key = $1", [key]);
+    return;
+  }
+  await q.query(
+    `INSERT INTO docs_state (key, value) VALUES ($1, $2)
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    [key, value],
+  );
+}
+
+/** Reads a change counter (0 when never bumped). */
+export async function readCounter(q: PgQueryable, counter: DocsCounter): Promise<number> {
+  return Number(await readState(q, counter) ?? "0");
+}
+
+/** Increments a change counter (the row lock orders concurrent bumps, so none is lost). */
+export async function bumpCounter(q: PgQueryable, counter: DocsCounter): Promise<void> {
+  await q.query(
+    `INSERT INTO docs_state (key, value) VALUES ($1, '1')
+     ON CONFLICT (key) DO UPDATE SET value = (docs_state.value::bigint + 1)::text`,
+    [counter],
+  );
+}
