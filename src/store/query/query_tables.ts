@@ -24,6 +24,8 @@ export interface QueryTable {
   readonly scopes: readonly string[];
   /** What its rows are, said once so the scope's reason stays next to it. */
   readonly holds: string;
+  /** Set for a table only PostgreSQL's schema has (SQLite keeps the same rows elsewhere). */
+  readonly postgresOnly?: true;
 }
 
 const AGENT = ["agent:read"] as const;
@@ -83,6 +85,12 @@ export const QUERY_TABLES: readonly QueryTable[] = [
   { name: "docs_session_pins", scopes: DOCS, holds: "documents pinned to a session" },
   { name: "docs_suggestions_served", scopes: DOCS, holds: "documents already suggested" },
   { name: "docs_index_queue", scopes: DOCS, holds: "documents waiting for the search index" },
+  {
+    name: "docs_search",
+    scopes: DOCS,
+    holds: "the words of each document (SQLite's are in docs-index.db)",
+    postgresOnly: true,
+  },
   // Who holds a token: only the scope that manages people reads it (the hashes included).
   { name: "team_people", scopes: ["admin"], holds: "a team server's people, roles, token hashes" },
 ];
