@@ -11,6 +11,8 @@
  *
  * @module
  */
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import postgres from "postgres";
 import { VantageError } from "../../core/errors.ts";
 import type { Row } from "../rows.ts";
@@ -49,6 +51,12 @@ export interface PgQueryable {
    * store write of several statements commits together or not at all.
    */
   write<T>(work: (q: PgQueryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs a `COPY … FROM STDIN` statement, streaming `chunks` (COPY's text format: rows as
+   * lines of tab-separated fields, see copy_rows.ts) to it; one chunk is taken at a time, so
+   * a large load is never held whole in memory.
+   */
+  copyIn(statement: string, chunks: Iterable<string>): Promise<void>;
 }
 
 /** How a pool is sized and bounded. */
@@ -98,6 +106,20 @@ function queryOn(
   };
 }
 
+/** A COPY FROM STDIN on `run`'s connection, with the client's errors turned into store errors. */
+function copyOn(
+  run: (statement: string) => postgres.PendingQuery<postgres.Row[]>,
+  redacted: string,
+): PgQueryable["copyIn"] {
+  return async (statement, chunks) => {
+    try {
+      await pipeline(Readable.from(chunks), await run(statement).writable());
+    } catch (error) {
+      throw pgFailure(error, redacted);
+    }
+  };
+}
+
 /** A write's view: queries on its transaction, nested writes joining it. */
 function transactionQueryable(tx: postgres.TransactionSql, redacted: string): PgQueryable {
   const q: PgQueryable = {
@@ -110,6 +132,7 @@ function transactionQueryable(tx: postgres.TransactionSql, redacted: string): Pg
       await queryOn((text) => tx.unsafe(text), redacted)(script);
     },
     write: (work) => work(q),
+    copyIn: copyOn((statement) => tx.unsafe(statement), redacted),
   };
   return q;
 }
@@ -168,6 +191,7 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
     exec: async (script) => {
       await queryOn((text) => sql.unsafe(text), redacted)(script);
     },
+    copyIn: copyOn((statement) => sql.unsafe(statement), redacted),
     async write(work) {
       // Two writers moving the same sessions' totals in different orders may deadlock; the
       // server cancels one, whose work is run again (it reads what it writes afresh).
