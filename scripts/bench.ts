@@ -3,7 +3,7 @@
  * beside a reference measured in the same run. Suites: mcp, agent (which
  * includes redact and backfill), redact, backfill, perception, http, docs
  * (which includes grep and docs-search), grep, docs-search, writers, otlp, ax,
- * sync (default: all but those four parts).
+ * sync, team (default: all but those four parts).
  */
 import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
@@ -14,6 +14,7 @@ import { benchOtlp } from "./bench/otlp.ts";
 import { benchPerception } from "./bench/perception.ts";
 import { benchRedaction } from "./bench/redaction.ts";
 import { benchSync } from "./bench/sync.ts";
+import { benchTeam } from "./bench/team.ts";
 import { benchWriters } from "./bench/writers.ts";
 
 const suites: Record<string, () => Promise<void>> = {
@@ -40,6 +41,8 @@ const suites: Record<string, () => Promise<void>> = {
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
   sync: () => benchSync(),
+  // Team mode: 50 hook writers, search at 1M messages and storage, on SQLite and PostgreSQL.
+  team: () => benchTeam(),
 };
 
 // grep and docs-search run inside docs, agent runs redact and backfill itself: the default list
