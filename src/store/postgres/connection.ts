@@ -40,10 +40,23 @@ function withoutNul(params: readonly PgValue[]): PgValue[] {
   }) as PgValue[];
 }
 
+/** How one statement runs. */
+export interface QueryOptions {
+  /**
+   * False: planned afresh for its parameters every time (an unnamed statement). A named
+   * prepared statement gets a generic plan after five runs, which for a statement whose best
+   * plan depends on its parameters (how common a searched word is) can be many times slower.
+   */
+  prepare?: boolean;
+}
+
 /** What the store's modules run queries on: the pool, or one write's connection. */
 export interface PgQueryable {
-  /** Runs one statement (prepared once per connection) with `$1…` parameters; answers its rows. */
-  query(text: string, params?: readonly PgValue[]): Promise<Row[]>;
+  /**
+   * Runs one statement (prepared once per connection, unless `options.prepare` is false) with
+   * `$1…` parameters; answers its rows.
+   */
+  query(text: string, params?: readonly PgValue[], options?: QueryOptions): Promise<Row[]>;
   /** Runs a script of several statements without parameters (DDL: migrations). */
   exec(script: string): Promise<void>;
   /**
@@ -93,13 +106,13 @@ const NUMBER_TYPES = {
 
 /** A query that ran on `run`, with the client's errors turned into store errors. */
 function queryOn(
-  run: (text: string, params: PgValue[]) => Promise<Row[]>,
+  run: (text: string, params: PgValue[], prepare: boolean) => Promise<Row[]>,
   redacted: string,
 ): PgQueryable["query"] {
-  return async (text, params = []) => {
+  return async (text, params = [], options = {}) => {
     try {
       // A plain array: the client's result list carries its own prototype and fields.
-      return [...await run(text, withoutNul(params))];
+      return [...await run(text, withoutNul(params), options.prepare ?? true)];
     } catch (error) {
       throw pgFailure(error, redacted);
     }
@@ -125,7 +138,7 @@ function transactionQueryable(tx: postgres.TransactionSql, redacted: string): Pg
   const q: PgQueryable = {
     // The client's parameter type is wider than PgValue; these are the values it serializes.
     query: queryOn(
-      (text, params) => tx.unsafe(text, params as never[], { prepare: true }),
+      (text, params, prepare) => tx.unsafe(text, params as never[], { prepare }),
       redacted,
     ),
     exec: async (script) => {
@@ -185,7 +198,7 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
     // The pool's custom types only change how values are parsed; the store reads rows as Row.
     sql: sql as unknown as postgres.Sql<Record<string, never>>,
     query: queryOn(
-      (text, params) => sql.unsafe(text, params as never[], { prepare: true }),
+      (text, params, prepare) => sql.unsafe(text, params as never[], { prepare }),
       redacted,
     ),
     exec: async (script) => {
