@@ -106,6 +106,8 @@ async function addUser(home: string, dataHome: string, name: string, store?: str
 interface WritersResult {
   stored: number;
   failures: number;
+  /** What the first failed hook got back. */
+  firstFailure?: string;
   seconds: number;
   latencies: number[];
 }
@@ -129,6 +131,11 @@ async function runWriters(url: string, tokens: string[]): Promise<WritersResult>
   const latencies: number[] = [];
   let stored = 0;
   let failures = 0;
+  let firstFailure: string | undefined;
+  const fail = (why: string) => {
+    failures++;
+    firstFailure ??= why;
+  };
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   const writer = async (w: number) => {
@@ -145,17 +152,23 @@ async function runWriters(url: string, tokens: string[]): Promise<WritersResult>
           },
           body: payload(w, i),
         });
-        const body = await response.json();
-        if (response.ok && body.stored === true) stored++;
-        else failures++;
-      } catch {
-        failures++;
+        const text = await response.text();
+        if (response.ok && JSON.parse(text).stored === true) stored++;
+        else fail(`HTTP ${response.status} ${text.slice(0, 300)}`);
+      } catch (error) {
+        fail(error instanceof Error ? error.message : String(error));
       }
       latencies.push(performance.now() - t0);
     }
   };
   await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
-  return { stored, failures, seconds: (performance.now() - started) / 1000, latencies };
+  return {
+    stored,
+    failures,
+    firstFailure,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
+  };
 }
 
 /** Hook events of the writers' sessions in the store behind serve (read after it stopped). */
@@ -188,6 +201,7 @@ async function benchHookWriters(backends: Backend[]): Promise<void> {
     "max ms",
     "events in store",
   ]];
+  const failures: string[] = [];
   for (const backend of backends) {
     const home = await Deno.makeTempDir({ prefix: "vantage-bench-team-" });
     const dataHome = join(home, ".vantage");
@@ -218,6 +232,9 @@ async function benchHookWriters(backends: Backend[]): Promise<void> {
         await server.child.status;
       }
       const events = await storedEvents(dataHome, backend.store);
+      if (result.firstFailure !== undefined) {
+        failures.push(`${backend.name}, first failed hook: ${result.firstFailure}`);
+      }
       rows.push([
         backend.name,
         String(result.stored),
@@ -237,6 +254,7 @@ async function benchHookWriters(backends: Backend[]): Promise<void> {
       `a real serve, at most ${SECONDS} s or ${HOOKS_PER_WRITER} hooks per writer`,
   );
   printTable(rows);
+  for (const line of failures) console.log(line);
 }
 
 if (import.meta.main) await benchTeam();
