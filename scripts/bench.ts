@@ -3,7 +3,7 @@
  * beside a reference measured in the same run. Suites: mcp, agent (which
  * includes redact and backfill), redact, backfill, perception, http, docs
  * (which includes grep and docs-search), grep, docs-search, writers, otlp, ax,
- * sync, team (default: all but those four parts).
+ * sync (default: all but those four parts).
  */
 import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
@@ -41,7 +41,8 @@ const suites: Record<string, () => Promise<void>> = {
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
   sync: () => benchSync(),
-  // Team mode: 50 hook writers, search at 1M messages and storage, on SQLite and PostgreSQL.
+  // Team mode (also in the default run): 50 hook writers, search at 1M messages and storage,
+  // on SQLite and PostgreSQL.
   team: () => benchTeam(),
 };
 
