@@ -14,6 +14,7 @@ import { benchOtlp } from "./bench/otlp.ts";
 import { benchPerception } from "./bench/perception.ts";
 import { benchRedaction } from "./bench/redaction.ts";
 import { benchSync } from "./bench/sync.ts";
+import { benchTeam } from "./bench/team.ts";
 import { benchWriters } from "./bench/writers.ts";
 
 const suites: Record<string, () => Promise<void>> = {
@@ -42,6 +43,9 @@ const suites: Record<string, () => Promise<void>> = {
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
   sync: () => benchSync(),
+  // Team mode (also in the default run): 50 hook writers, search at 1M messages and storage,
+  // on SQLite and PostgreSQL.
+  team: () => benchTeam(),
 };
 
 // grep, docs-search and docs-quality run inside docs, agent runs redact and backfill itself: the default list

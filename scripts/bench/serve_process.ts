@@ -11,15 +11,32 @@ export function denoDir(): string {
   return Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
 }
 
-/** Starts `serve --port 0` for `home`/`dataHome` and waits until it has recorded its port. */
+/** The env of a Vantage child acting on `home`/`dataHome`, on `store` when given (team mode). */
+export function childEnv(home: string, dataHome: string, store?: string): Record<string, string> {
+  const env: Record<string, string> = {
+    ...Deno.env.toObject(),
+    HOME: home,
+    VANTAGE_HOME: dataHome,
+    DENO_DIR: denoDir(),
+  };
+  delete env.VANTAGE_STORE;
+  if (store !== undefined) env.VANTAGE_STORE = store;
+  return env;
+}
+
+/**
+ * Starts `serve --port 0` for `home`/`dataHome` (on the PostgreSQL `store` when given, else the
+ * data home's SQLite file) and waits until it has recorded its port.
+ */
 export async function startServe(
   home: string,
   dataHome: string,
+  store?: string,
 ): Promise<{ child: Deno.ChildProcess; port: number }> {
   const paths = { ...resolvePaths(dataHome), userHome: home };
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissionFlags("serve", paths, []), MAIN, "serve", "--port", "0"],
-    env: { ...Deno.env.toObject(), HOME: home, VANTAGE_HOME: dataHome, DENO_DIR: denoDir() },
+    args: ["run", ...permissionFlags("serve", paths, [], store), MAIN, "serve", "--port", "0"],
+    env: childEnv(home, dataHome, store),
     stdout: "null",
     stderr: "null",
   }).spawn();

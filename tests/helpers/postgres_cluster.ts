@@ -9,6 +9,11 @@
  * `postgres` user (made when missing) and its folders belong to it. When no
  * PostgreSQL is found, {@linkcode POSTGRES_MISSING} says why and the tests
  * that need it skip (see {@linkcode skipWithoutPostgres}).
+ *
+ * The benchmarks start theirs in the foreground (`foreground: true`): the
+ * server is then a child of the process that started it rather than a
+ * daemon, so a tool that pauses every process but a command's own
+ * (/work/notes/quiet.sh, for quiet measurements) leaves it running.
  */
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -166,11 +171,80 @@ function baseFolder(s: Setup): string {
 
 let serial = 0;
 
+/** How a cluster is started. */
+export interface ClusterOptions {
+  /**
+   * Run the server as a child of this process (stopped with the cluster) instead of as the
+   * daemon `pg_ctl start` leaves behind; {@linkcode startPostgresCluster} then waits for it.
+   */
+  foreground?: boolean;
+  /** More server settings (`name=value`), after the cluster's own. */
+  settings?: readonly string[];
+}
+
+/** The server's state line in `postmaster.pid` (its 8th line): "ready" once it takes clients. */
+function serverReady(data: string): boolean {
+  try {
+    return Deno.readTextFileSync(join(data, "postmaster.pid")).split("\n")[7]?.trim() === "ready";
+  } catch {
+    return false; // Not written yet.
+  }
+}
+
+/**
+ * Runs `postgres` as a child (as the `postgres` user when running as root), its output to
+ * `log`, and waits until it takes clients; throws with its log when it exits first.
+ */
+async function startForeground(s: Setup, data: string, args: string[], log: string) {
+  const server = join(s.bin, "postgres");
+  // sh: the output goes to the log file as pg_ctl's -l sends it, and exec leaves no shell.
+  const script = `exec "$0" "$@" >>'${log.replaceAll("'", "'\\''")}' 2>&1`;
+  const argv = ["-c", script, server, "-D", data, ...args];
+  const child = new Deno.Command(s.user === undefined ? "sh" : "runuser", {
+    args: s.user === undefined ? argv : ["-u", "postgres", "--", "sh", ...argv],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let exited = false;
+  child.status.then(() => exited = true);
+  for (const until = Date.now() + 60_000; Date.now() < until;) {
+    if (serverReady(data)) return;
+    if (exited) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!exited) {
+    try {
+      child.kill("SIGQUIT");
+    } catch { /* gone */ }
+  }
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(log).slice(-2000);
+  } catch { /* no log */ }
+  throw new Error(`postgres did not start: ${text.trim()}`);
+}
+
 /**
  * Starts a cluster: initdb into a fresh folder, then the server on a free loopback port with
  * its socket in that folder. Durability settings are off: a test cluster is thrown away.
  */
 export function startPostgresCluster(): PostgresCluster {
+  return startCluster({}, undefined) as PostgresCluster;
+}
+
+/**
+ * Starts a cluster as {@linkcode startPostgresCluster} does, with `options` (a server in the
+ * foreground, more settings); answers once it takes clients.
+ */
+export function startPostgresClusterWith(options: ClusterOptions): Promise<PostgresCluster> {
+  return startCluster(options, true) as Promise<PostgresCluster>;
+}
+
+function startCluster(
+  options: ClusterOptions,
+  asynchronous: true | undefined,
+): PostgresCluster | Promise<PostgresCluster> {
   if (typeof SETUP === "string") throw new Error(`PostgreSQL is not available: ${SETUP}`);
   const s = SETUP;
   const root = mkdtempSync(join(baseFolder(s), "vantage-pg-"));
@@ -179,39 +253,59 @@ export function startPostgresCluster(): PostgresCluster {
   Deno.mkdirSync(socket);
   giveToServer(s, root, socket);
   runBinary(s, "initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
+  const log = join(root, "server.log");
+  const settings = (on: number) => [
+    "-p",
+    String(on),
+    "-k",
+    socket,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "max_connections=200",
+    ...(options.settings ?? []).flatMap((setting) => ["-c", setting]),
+  ];
   const serve = (on: number) => {
-    const options = [
-      `-p ${on}`,
-      `-k ${socket}`,
-      "-c listen_addresses=127.0.0.1",
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
-      "-c max_connections=200",
-    ].join(" ");
     // -l: the server's output goes to a file, so pg_ctl exits once the server is up.
-    runBinary(s, "pg_ctl", [
-      "-D",
-      data,
-      "-o",
-      options,
-      "-l",
-      join(root, "server.log"),
-      "-w",
-      "start",
-    ]);
+    runBinary(s, "pg_ctl", ["-D", data, "-o", settings(on).join(" "), "-l", log, "-w", "start"]);
   };
-  let port = 0;
   // Another process may take the port between freePort and the server's bind: try again.
-  for (let attempt = 1;; attempt++) {
-    port = freePort();
+  const started = (attempt: number): number | Promise<number> => {
+    const port = freePort();
+    const retry = (error: unknown) => {
+      if (attempt === 3) throw error;
+      return started(attempt + 1);
+    };
+    if (options.foreground === true) {
+      return startForeground(s, data, settings(port), log).then(() => port, retry);
+    }
     try {
       serve(port);
-      break;
+      return port;
     } catch (error) {
-      if (attempt === 3) throw error;
+      return retry(error);
     }
-  }
+  };
+  const made = (port: number) => cluster(s, root, data, port, serve);
+  const port = started(1);
+  if (asynchronous === true) return Promise.resolve(port).then(made);
+  return made(port as number);
+}
+
+/** The handle of a started cluster. */
+function cluster(
+  s: Setup,
+  root: string,
+  data: string,
+  port: number,
+  serve: (on: number) => void,
+): PostgresCluster {
   let stopped = false;
   const stop = () => {
     if (stopped) return;

@@ -11,6 +11,8 @@
  *
  * @module
  */
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import postgres from "postgres";
 import { VantageError } from "../../core/errors.ts";
 import type { Row } from "../rows.ts";
@@ -44,10 +46,23 @@ function withoutNul(params: readonly PgValue[]): PgValue[] {
   }) as PgValue[];
 }
 
+/** How one statement runs. */
+export interface QueryOptions {
+  /**
+   * False: planned afresh for its parameters every time (an unnamed statement). A named
+   * prepared statement gets a generic plan after five runs, which for a statement whose best
+   * plan depends on its parameters (how common a searched word is) can be many times slower.
+   */
+  prepare?: boolean;
+}
+
 /** What the store's modules run queries on: the pool, or one write's connection. */
 export interface PgQueryable {
-  /** Runs one statement (prepared once per connection) with `$1…` parameters; answers its rows. */
-  query(text: string, params?: readonly PgValue[]): Promise<Row[]>;
+  /**
+   * Runs one statement (prepared once per connection, unless `options.prepare` is false) with
+   * `$1…` parameters; answers its rows.
+   */
+  query(text: string, params?: readonly PgValue[], options?: QueryOptions): Promise<Row[]>;
   /** Runs a script of several statements without parameters (DDL: migrations). */
   exec(script: string): Promise<void>;
   /**
@@ -55,6 +70,12 @@ export interface PgQueryable {
    * store write of several statements commits together or not at all.
    */
   write<T>(work: (q: PgQueryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs a `COPY … FROM STDIN` statement, streaming `chunks` (COPY's text format: rows as
+   * lines of tab-separated fields, see copy_rows.ts) to it; one chunk is taken at a time, so
+   * a large load is never held whole in memory.
+   */
+  copyIn(statement: string, chunks: Iterable<string>): Promise<void>;
 }
 
 /** How a pool is sized and bounded. */
@@ -91,13 +112,27 @@ const NUMBER_TYPES = {
 
 /** A query that ran on `run`, with the client's errors turned into store errors. */
 function queryOn(
-  run: (text: string, params: PgValue[]) => Promise<Row[]>,
+  run: (text: string, params: PgValue[], prepare: boolean) => Promise<Row[]>,
   redacted: string,
 ): PgQueryable["query"] {
-  return async (text, params = []) => {
+  return async (text, params = [], options = {}) => {
     try {
       // A plain array: the client's result list carries its own prototype and fields.
-      return [...await run(text, withoutNul(params))];
+      return [...await run(text, withoutNul(params), options.prepare ?? true)];
+    } catch (error) {
+      throw pgFailure(error, redacted);
+    }
+  };
+}
+
+/** A COPY FROM STDIN on `run`'s connection, with the client's errors turned into store errors. */
+function copyOn(
+  run: (statement: string) => postgres.PendingQuery<postgres.Row[]>,
+  redacted: string,
+): PgQueryable["copyIn"] {
+  return async (statement, chunks) => {
+    try {
+      await pipeline(Readable.from(chunks), await run(statement).writable());
     } catch (error) {
       throw pgFailure(error, redacted);
     }
@@ -109,13 +144,14 @@ function transactionQueryable(tx: postgres.TransactionSql, redacted: string): Pg
   const q: PgQueryable = {
     // The client's parameter type is wider than PgValue; these are the values it serializes.
     query: queryOn(
-      (text, params) => tx.unsafe(text, params as never[], { prepare: true }),
+      (text, params, prepare) => tx.unsafe(text, params as never[], { prepare }),
       redacted,
     ),
     exec: async (script) => {
       await queryOn((text) => tx.unsafe(text), redacted)(script);
     },
     write: (work) => work(q),
+    copyIn: copyOn((statement) => tx.unsafe(statement), redacted),
   };
   return q;
 }
@@ -168,12 +204,13 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
     // The pool's custom types only change how values are parsed; the store reads rows as Row.
     sql: sql as unknown as postgres.Sql<Record<string, never>>,
     query: queryOn(
-      (text, params) => sql.unsafe(text, params as never[], { prepare: true }),
+      (text, params, prepare) => sql.unsafe(text, params as never[], { prepare }),
       redacted,
     ),
     exec: async (script) => {
       await queryOn((text) => sql.unsafe(text), redacted)(script);
     },
+    copyIn: copyOn((statement) => sql.unsafe(statement), redacted),
     async write(work) {
       // Two writers moving the same sessions' totals in different orders may deadlock; the
       // server cancels one, whose work is run again (it reads what it writes afresh).
