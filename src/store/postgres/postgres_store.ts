@@ -40,7 +40,6 @@ export const PG_READY_AREAS: readonly string[] = [
 /** The store areas (and the parts above them) that do not run on PostgreSQL yet. */
 export const PG_PENDING_AREAS: readonly string[] = [
   "document memory",
-  "OpenTelemetry intake on a team server",
   "read-only SQL",
 ];
 

@@ -12,6 +12,7 @@ import type { ModelCallRow } from "../../telemetry/model_calls.ts";
 import { signalRows } from "../../telemetry/signals.ts";
 import {
   TELEMETRY_SESSION_UPSERT,
+  telemetrySessionRowValues,
   telemetrySessionValues,
   type TelemetryWriteCounts,
 } from "../../telemetry/telemetry_batch.ts";
@@ -141,16 +142,21 @@ export function storeTelemetryBatch(
   });
 }
 
-/** The session in `sessions` and its user and host in `telemetry_sessions` (times only widen). */
+/**
+ * The session in `sessions` and its user and host in `telemetry_sessions` (times only widen;
+ * the person and host stay those of the first hook or export that named the session).
+ */
 async function upsertSession(q: PgQueryable, s: TelemetrySessionInput): Promise<void> {
   await q.query(
-    `INSERT INTO sessions (session_id, agent, started_at, last_activity_at)
-     VALUES ($1, $2, $3, $4)
+    `INSERT INTO sessions (session_id, agent, started_at, last_activity_at, person, host)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (session_id) DO UPDATE SET
        started_at = CASE WHEN sessions.started_at <= 0 THEN excluded.started_at
          ELSE least(sessions.started_at, excluded.started_at) END,
-       last_activity_at = greatest(sessions.last_activity_at, excluded.last_activity_at)`,
-    [s.session_id, s.agent, s.first_seen, s.last_seen],
+       last_activity_at = greatest(sessions.last_activity_at, excluded.last_activity_at),
+       person = coalesce(sessions.person, excluded.person),
+       host = coalesce(sessions.host, excluded.host)`,
+    telemetrySessionRowValues(s),
   );
   await q.query(UPSERT_TELEMETRY_SESSION, telemetrySessionValues(s));
 }
