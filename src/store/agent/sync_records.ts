@@ -428,7 +428,8 @@ export function toolOutcomesOf(db: DatabaseSync, sessionIds: readonly string[]):
   });
 }
 
-interface SessionFactsRow {
+/** A session's facts as stored. */
+export interface SessionFactsRow {
   session_id: string;
   agent: string;
   cwd: string | null;
@@ -444,7 +445,8 @@ interface SessionFactsRow {
   transcript_path: string | null;
 }
 
-const SESSION_ROW = new RowReader<SessionFactsRow>("sync session", {
+/** How a session's facts are read (every backend answers these columns). */
+export const SESSION_FACTS_ROW = new RowReader<SessionFactsRow>("sync session", {
   session_id: "text",
   agent: "text",
   cwd: "text?",
@@ -460,35 +462,41 @@ const SESSION_ROW = new RowReader<SessionFactsRow>("sync session", {
   transcript_path: "text?",
 });
 
+/** The columns of {@linkcode SESSION_FACTS_ROW}, in a statement's spelling. */
+export const SESSION_FACTS_COLUMNS =
+  `session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
+   title, parent_session_id, is_subagent, subagent_type, transcript_path`;
+
 /** What the store knows of some sessions (those it has), in id order. */
 export function sessionFacts(db: DatabaseSync, sessionIds: readonly string[]): SyncSession[] {
   if (sessionIds.length === 0) return [];
-  const rows = SESSION_ROW.all(
+  return SESSION_FACTS_ROW.all(
     prepared(
       db,
-      `SELECT session_id, agent, cwd, project, started_at, last_activity_at, model, git_branch,
-         title, parent_session_id, is_subagent, subagent_type, transcript_path
+      `SELECT ${SESSION_FACTS_COLUMNS}
        FROM sessions WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id`,
     ).all(JSON.stringify(sessionIds)),
-  );
-  return rows.map((row) => {
-    const facts: SyncSession = {
-      session_id: row.session_id,
-      agent: row.agent,
-      started_at: row.started_at,
-      last_activity_at: row.last_activity_at,
-      is_subagent: row.is_subagent === 1,
-    };
-    if (row.cwd !== null) facts.cwd = row.cwd;
-    if (row.project !== null) facts.project = row.project;
-    if (row.model !== null) facts.model = row.model;
-    if (row.git_branch !== null) facts.git_branch = row.git_branch;
-    if (row.title !== null) facts.title = row.title;
-    if (row.parent_session_id !== null) facts.parent_session_id = row.parent_session_id;
-    if (row.subagent_type !== null) facts.subagent_type = row.subagent_type;
-    if (row.transcript_path !== null) facts.transcript_path = row.transcript_path;
-    return facts;
-  });
+  ).map(syncSessionOf);
+}
+
+/** A stored session's facts as a push carries them (both backends). */
+export function syncSessionOf(row: SessionFactsRow): SyncSession {
+  const facts: SyncSession = {
+    session_id: row.session_id,
+    agent: row.agent,
+    started_at: row.started_at,
+    last_activity_at: row.last_activity_at,
+    is_subagent: row.is_subagent === 1,
+  };
+  if (row.cwd !== null) facts.cwd = row.cwd;
+  if (row.project !== null) facts.project = row.project;
+  if (row.model !== null) facts.model = row.model;
+  if (row.git_branch !== null) facts.git_branch = row.git_branch;
+  if (row.title !== null) facts.title = row.title;
+  if (row.parent_session_id !== null) facts.parent_session_id = row.parent_session_id;
+  if (row.subagent_type !== null) facts.subagent_type = row.subagent_type;
+  if (row.transcript_path !== null) facts.transcript_path = row.transcript_path;
+  return facts;
 }
 
 /** How a session's owner is read (every backend answers these columns). */

@@ -2,14 +2,22 @@
  * What a team server on PostgreSQL checks when a person pushes history (`vantage sync`), as
  * SQLite's (../../agent/sync_records.ts): claiming the sessions a push names — a session the
  * store lacks becomes the pusher's, a stored one keeps its owner — and who owns the usage
- * keys a push carries. What a laptop reads to push (its records after a position) stays on
- * SQLite: a laptop's store is its data home's file.
+ * keys a push carries, and what it knows of the sessions a push names. What a laptop reads to
+ * push (its records after a position) stays on SQLite: a laptop's store is its data home's
+ * file.
  *
  * @module
  */
-import { OWNER, USAGE_OWNER } from "../../agent/sync_records.ts";
+import {
+  OWNER,
+  SESSION_FACTS_COLUMNS,
+  SESSION_FACTS_ROW,
+  syncSessionOf,
+  USAGE_OWNER,
+} from "../../agent/sync_records.ts";
 import type { SessionOwner, SyncSession, UsageOwner } from "../../../model/sync_records.ts";
 import type { PgQueryable } from "../connection.ts";
+import { readRows } from "../reads.ts";
 
 const CLAIM_SESSION = `
   INSERT INTO sessions (session_id, agent, cwd, project, started_at, last_activity_at,
@@ -91,4 +99,20 @@ export async function usageOwners(
       [usageKeys],
     ),
   );
+}
+
+/** What the store knows of some sessions (those it has), in id order. */
+export async function sessionFacts(
+  q: PgQueryable,
+  sessionIds: readonly string[],
+): Promise<SyncSession[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await readRows(
+    q,
+    SESSION_FACTS_ROW,
+    `SELECT ${SESSION_FACTS_COLUMNS} FROM sessions WHERE session_id = ANY($1::text[])
+     ORDER BY session_id`,
+    [sessionIds],
+  );
+  return rows.map(syncSessionOf);
 }
