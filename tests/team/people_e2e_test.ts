@@ -12,8 +12,8 @@
  *
  * The whole scenario runs twice: on the data home's SQLite store, and on a
  * PostgreSQL store (`VANTAGE_STORE` for both `serve` and `vantage team`). On
- * PostgreSQL, document memory and the OTLP intake are not there yet: their
- * requests answer 503 `unavailable` saying so, and nothing is written.
+ * PostgreSQL, document memory is not there yet: its requests answer 503
+ * `unavailable` saying so, and nothing is written.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
