@@ -271,3 +271,95 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "OTLP on a team server whose database goes away: 503 UNAVAILABLE, nothing stored, " +
+    "and the exporter's retry stored once it is back",
+  ignore: skipWithoutPostgres("the OTLP team server test"),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const cluster = sharedPostgresCluster();
+    // A short connect timeout: while the database is away, an export fails fast.
+    const url = `${await cluster.createDatabase()}?connect_timeout=5`;
+    const readUrl = url.replace("connect_timeout=5", `connect_timeout=${TEST_CONNECT_TIMEOUT_S}`);
+    const serverHome = await makeAgentHome({ fixtures: false });
+    serverHome.env.VANTAGE_STORE = url;
+    const ada: Person = {
+      name: "ada",
+      host: "ada-laptop",
+      session: "a0000000-0000-4000-8000-0000000a0a0a",
+      token: "",
+    };
+    const added = await runVantage(["team", "add-user", "ada"], { env: serverHome.env });
+    assert.equal(added.code, 0, added.stderr);
+    ada.token = added.stdout.trim();
+    const server = await startServe(serverHome, ["--no-tail"]);
+    const exports = exportsOf(ada);
+    const post = (signal: OtlpSignal, body: Uint8Array) =>
+      fetch(`${server.url}/v1/${signal}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-protobuf",
+          authorization: `Bearer ${ada.token}`,
+        },
+        body: body as Uint8Array<ArrayBuffer>,
+      });
+    const count = async () => {
+      const db = postgres(readUrl, { max: 1, onnotice: () => {}, types: AS_NUMBERS });
+      try {
+        const [row] = await db.unsafe(
+          `SELECT (SELECT count(*) FROM telemetry_spans) + (SELECT count(*) FROM telemetry_logs)
+             + (SELECT count(*) FROM telemetry_metric_points)
+             + (SELECT count(*) FROM telemetry_model_calls) AS n`,
+        );
+        return Number(row.n);
+      } finally {
+        await db.end();
+      }
+    };
+    let paused = false;
+    try {
+      // Up: the first export is stored (and ada's token is known to the server's cache).
+      const [first, ...rest] = exports;
+      assert.equal((await post(first.signal, first.body)).status, 200);
+      const before = await count();
+      assert.ok(before > 0);
+
+      cluster.pause();
+      paused = true;
+      for (const { signal, body } of rest) {
+        const response = await post(signal, body);
+        assert.equal(response.status, 503, `${signal} while the database is away`);
+        assert.equal(response.headers.get("content-type"), "application/x-protobuf");
+      }
+      const response = await post(rest[0].signal, rest[0].body);
+      const { statusType } = await import("../../src/agent/otlp/otlp_schema.ts");
+      const status = statusType().toObject(
+        statusType().decode(new Uint8Array(await response.arrayBuffer())),
+      ) as { code: number; message: string };
+      assert.equal(status.code, 14, "UNAVAILABLE, which exporters retry");
+      assert.match(status.message, /PostgreSQL at .* cannot be used/);
+
+      cluster.resume();
+      paused = false;
+      assert.equal(await count(), before, "nothing of a refused export was stored");
+      // The exporter retries: each export is stored once, and again changes nothing.
+      for (let round = 0; round < 2; round++) {
+        for (const { signal, body } of rest) {
+          const retried = await post(signal, body);
+          assert.equal(retried.status, 200, await retried.text());
+        }
+      }
+      const onAda = await readPostgres(readUrl, ada.session);
+      assert.equal(onAda.modelCalls.length, 3);
+      assert.equal(onAda.toolCalls.length, 2);
+      assert.equal(onAda.session[0].person, "ada");
+      assert.equal(onAda.usage[0].calls, 3, "each call counted once");
+    } finally {
+      if (paused) cluster.resume();
+      assert.equal(await server.stop(), 0, server.stderr());
+      await serverHome.cleanup();
+    }
+  },
+});
