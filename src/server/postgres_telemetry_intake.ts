@@ -21,7 +21,7 @@
 import { VantageError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { ModelPrice } from "../agent/usage/pricing.ts";
-import type { MappedOtlpExport, OtlpIntakeResult } from "../agent/otlp/otlp_intake.ts";
+import type { MappedOtlpExport } from "../agent/otlp/otlp_intake.ts";
 import type { TelemetryStore } from "../store/telemetry/telemetry_store.ts";
 import type { EventBus } from "./event_bus.ts";
 import { SessionCheckQueue } from "./session_checks.ts";
@@ -122,8 +122,7 @@ export function createPostgresTelemetryIntake(
       if (stored.model_calls + stored.tool_calls + stored.api_errors > 0) {
         waiting?.add(stored.sessions);
       }
-      const result: OtlpIntakeResult = otlpResultOf(mapped, stored);
-      return result;
+      return otlpResultOf(mapped, stored);
     },
     get exports() {
       return exports;

@@ -118,7 +118,7 @@ export function takeOtlpExport(
     prepared.parts,
     (record) => callPrice(record, options.prices),
   );
-  return resultOf(prepared, stored);
+  return otlpResultOf(prepared, stored);
 }
 
 /**
@@ -136,7 +136,7 @@ export async function storeOtlpExportTakingTurns(
     prepared.parts,
     (record) => callPrice(record, prices),
   );
-  return resultOf(prepared, stored);
+  return otlpResultOf(prepared, stored);
 }
 
 /**
@@ -222,13 +222,6 @@ export function mapOtlpExport(
 
 /** What an export did, from what it held and what storing it wrote. */
 export function otlpResultOf(
-  mapped: Pick<MappedOtlpExport, "signal" | "items" | "rejected" | "reasons">,
-  stored: TelemetryWriteCounts,
-): OtlpIntakeResult {
-  return resultOf(mapped, stored);
-}
-
-function resultOf(
   prepared: Pick<PreparedOtlpExport, "signal" | "items" | "rejected" | "reasons">,
   stored: TelemetryWriteCounts,
 ): OtlpIntakeResult {
