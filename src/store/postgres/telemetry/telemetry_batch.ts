@@ -8,7 +8,8 @@
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
 import type { TelemetryBatch, TelemetrySessionInput } from "../../../model/telemetry_records.ts";
-import type { ModelCallRow } from "../../telemetry/model_calls.ts";
+import { prepareModelCalls } from "../../telemetry/model_calls.ts";
+import { prepareToolCalls } from "../../telemetry/tool_calls.ts";
 import { signalRows } from "../../telemetry/signals.ts";
 import {
   TELEMETRY_SESSION_UPSERT,
@@ -22,9 +23,9 @@ import type { PgQueryable } from "../connection.ts";
 import { unnestInsert } from "../unnest.ts";
 import { lockSessions } from "../agent/session_totals.ts";
 import { insertApiError } from "./cost_and_errors.ts";
-import { countModelCalls, mergeModelCall } from "./model_calls.ts";
+import { storeModelCalls } from "./model_calls.ts";
 import { sessionHasTranscript } from "./settle.ts";
-import { mergeToolCall } from "./tool_calls.ts";
+import { storeToolCalls } from "./tool_calls.ts";
 
 /** The spans of an export, in `signalRows` order; a span already stored is not again. */
 const INSERT_SPANS = unnestInsert(
@@ -125,16 +126,15 @@ export function storeTelemetryBatch(
       }
       return known;
     };
-    const merged = new Map<string, ModelCallRow>();
-    for (const call of batch.modelCalls) {
-      merged.set(call.call_key, await mergeModelCall(w, call));
-      counts.model_calls++;
-    }
-    await countModelCalls(w, merged, hasTranscript, priceOf);
-    for (const call of batch.toolCalls) {
-      await mergeToolCall(w, call, hasTranscript);
-      counts.tool_calls++;
-    }
+    // Each call's records merged in memory, then with its stored row: a few statements for
+    // all of an export's calls (call_merge.ts).
+    counts.model_calls = await storeModelCalls(
+      w,
+      prepareModelCalls(batch.modelCalls),
+      hasTranscript,
+      priceOf,
+    );
+    counts.tool_calls = await storeToolCalls(w, prepareToolCalls(batch.toolCalls), hasTranscript);
     for (const error of batch.apiErrors) {
       if (await insertApiError(w, error)) counts.api_errors++;
     }
