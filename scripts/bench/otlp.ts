@@ -11,10 +11,17 @@
  * Vantage, counted into its session). Logs: Claude Code-shaped events
  * (`api_request`, `tool_result`). Every loop is bounded (at most the prepared
  * requests, at most `SECONDS` per target) and only goes to 127.0.0.1.
+ *
+ * Where PostgreSQL's server binaries are installed, the same run measures
+ * `serve --store postgres://…` (a team server) too, on a throwaway cluster of
+ * the tests' kind (its own folder and port; fsync and synchronous commit off).
  */
 import { join } from "node:path";
+import { resolvePaths } from "../../src/core/config.ts";
+import { permissionFlags } from "../../src/core/permissions.ts";
 import { signalTypes } from "../../src/agent/otlp/otlp_schema.ts";
-import { denoDir, startServe } from "./serve_process.ts";
+import { POSTGRES_MISSING, startPostgresCluster } from "../../tests/helpers/postgres_cluster.ts";
+import { denoDir, MAIN, startServe } from "./serve_process.ts";
 import { median, percentile, printTable } from "./stats.ts";
 import { postHooks } from "./writers.ts";
 
@@ -198,6 +205,53 @@ async function send(port: number, path: string, bodies: Uint8Array[]): Promise<R
   return { items: done * BATCH, seconds: (performance.now() - started) / 1000, failures };
 }
 
+/** Starts `serve --port 0 --store <store>` (a team server) and waits for its port. */
+async function startTeamServe(
+  home: string,
+  store: string,
+): Promise<{ child: Deno.ChildProcess; port: number }> {
+  const dataHome = join(home, ".vantage");
+  const paths = { ...resolvePaths(dataHome), userHome: home };
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...permissionFlags("serve", paths, [], store),
+      MAIN,
+      "serve",
+      "--port",
+      "0",
+      "--store",
+      store,
+    ],
+    env: { ...Deno.env.toObject(), HOME: home, VANTAGE_HOME: dataHome, DENO_DIR: denoDir() },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  // What serve says goes to a string: shown when it does not start.
+  let said = "";
+  const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (said = (said + chunk).slice(-4000)) }),
+  ).catch(() => {});
+  for (let i = 0; i < 2400; i++) {
+    try {
+      const lock = JSON.parse(await Deno.readTextFile(`${dataHome}/serve.lock`));
+      if (lock.pid === child.pid && typeof lock.port === "number") {
+        return { child, port: lock.port };
+      }
+    } catch {
+      // Not written yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    // It exited already.
+  }
+  await reading;
+  throw new Error(`serve --store did not start: ${said}`);
+}
+
 async function startReference(): Promise<{ child: Deno.ChildProcess; port: number }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("./reference_otlp_server.ts", import.meta.url).pathname],
@@ -237,8 +291,9 @@ export async function benchOtlp(): Promise<void> {
     "RSS after (MB)",
     "peak RSS (MB)",
   ]];
-  const hookRows: string[][] = [["", "hooks", "p50", "p99", "max"]];
-  const hookRow = (label: string, latencies: number[]) => [
+  const hookRows: string[][] = [["serve", "", "hooks", "p50", "p99", "max"]];
+  const hookRow = (target: string, label: string, latencies: number[]) => [
+    target,
     label,
     String(latencies.length),
     `${median(latencies).toFixed(1)} ms`,
@@ -248,7 +303,7 @@ export async function benchOtlp(): Promise<void> {
   const measure = async (
     name: string,
     start: () => Promise<{ child: Deno.ChildProcess; port: number }>,
-    hooks: boolean,
+    hooks: string | undefined,
   ) => {
     const { child, port } = await start();
     const url = `http://127.0.0.1:${port}`;
@@ -260,6 +315,7 @@ export async function benchOtlp(): Promise<void> {
         const idleUntil = performance.now() + 3000;
         hookRows.push(
           hookRow(
+            hooks,
             "nothing else running",
             await postHooks(url, () => performance.now() > idleUntil, HOOK_PAUSE_MS),
           ),
@@ -281,6 +337,7 @@ export async function benchOtlp(): Promise<void> {
         sending = false;
         hookRows.push(
           hookRow(
+            hooks,
             `during the trace intake (${(more.items / more.seconds).toFixed(0)} spans/s meanwhile)`,
             await during,
           ),
@@ -307,16 +364,34 @@ export async function benchOtlp(): Promise<void> {
     }
   };
 
-  await measure("reference: read + decode only", startReference, false);
+  await measure("reference: read + decode only", startReference, undefined);
   const home = await Deno.makeTempDir({ prefix: "vantage-bench-otlp-" });
   try {
     await measure(
       "vantage serve: decode + map + store",
       () => startServe(home, join(home, ".vantage")),
-      true,
+      "SQLite",
     );
   } finally {
     await Deno.remove(home, { recursive: true }).catch(() => {});
+  }
+  if (POSTGRES_MISSING === undefined) {
+    const cluster = startPostgresCluster();
+    const teamHome = await Deno.makeTempDir({ prefix: "vantage-bench-otlp-pg-" });
+    try {
+      // A loaded machine may take longer than serve's default 5 s to hand it a connection.
+      const store = `${await cluster.createDatabase("bench_otlp")}?connect_timeout=60`;
+      await measure(
+        "serve --store postgres: decode + map, store",
+        () => startTeamServe(teamHome, store),
+        "PostgreSQL",
+      );
+    } finally {
+      cluster.stop();
+      await Deno.remove(teamHome, { recursive: true }).catch(() => {});
+    }
+  } else {
+    console.log(`(no PostgreSQL figure: ${POSTGRES_MISSING})`);
   }
   printTable(rows);
   console.log(

@@ -70,3 +70,4 @@ export type { ModelPrice, PriceRates, PriceSource, TokenCounts } from "./usage/p
 export { OtlpBadData } from "./otlp/otlp_errors.ts";
 export type { OtlpEncoding } from "./otlp/otlp_decode.ts";
 export type { OtlpSignal } from "./otlp/otlp_schema.ts";
+export type { OtlpSender } from "./otlp/otlp_intake.ts";

@@ -44,10 +44,10 @@ Options:
                 postgres://user@host[:port]/database, a password (if any) after the user
                 or in PGPASSWORD (default VANTAGE_STORE).
                 On PostgreSQL (team mode) serve migrates the database and serves hooks,
-                the catalog and the dashboard from it; it watches no files and tails no
-                transcripts (laptops send theirs). Not on PostgreSQL yet, answered 503
-                'unavailable': document memory, OpenTelemetry intake. Read-only SQL runs
-                as read-only roles it makes (its user needs CREATEROLE)
+                OTLP, the catalog and the dashboard from it; it watches no files and tails
+                no transcripts (laptops send theirs). Not on PostgreSQL yet, answered 503
+                'unavailable': document memory. Read-only SQL runs as read-only roles it
+                makes (its user needs CREATEROLE)
   --upstream URL  Also forward every hook to this team server (default VANTAGE_UPSTREAM),
                 with the token in VANTAGE_TEAM_TOKEN or the data home's team-token
                 file; hooks wait in upstream-spool/ while it is down

@@ -14,15 +14,19 @@
  *
  * The Host/Origin/token rules are those of `/api/*` (the route table's
  * middleware, the router protected like `/api`): off loopback a bearer token
- * is required (exporters send it with `OTEL_EXPORTER_OTLP_HEADERS`).
+ * is required (exporters send it with `OTEL_EXPORTER_OTLP_HEADERS`). An export
+ * sent with a person's token is theirs, from the host `X-Vantage-Host` names
+ * (the sessions it creates keep both, as a hook's do).
  *
  * @module
  */
 import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
-import { excerpt } from "../core/limits.ts";
+import { excerpt, NAME_MAX_CHARS } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
-import { OtlpBadData, type OtlpEncoding, type OtlpSignal } from "../agent/mod.ts";
+import { OtlpBadData, type OtlpEncoding, type OtlpSender, type OtlpSignal } from "../agent/mod.ts";
+import { requestPerson } from "./auth.ts";
+import { boundedParam, readParam } from "./params.ts";
 import { HttpError } from "./responses.ts";
 import type { SubRouter } from "./router.ts";
 
@@ -39,11 +43,15 @@ export interface OtlpTaken {
 
 /** What the OTLP routes delegate to. */
 export interface OtlpDependencies {
-  /** Decodes, maps and stores one export; throws `OtlpBadData` for a body that is none. */
+  /**
+   * Decodes, maps and stores one export as `sender`'s; throws `OtlpBadData` for a body that
+   * is none.
+   */
   take(
     signal: OtlpSignal,
     body: Uint8Array,
     encoding: OtlpEncoding,
+    sender: OtlpSender,
   ): OtlpTaken | Promise<OtlpTaken>;
   /** Largest body, bytes (default {@linkcode OTLP_BODY_LIMIT}). */
   bodyLimit?: number;
@@ -148,8 +156,17 @@ async function takeExport(
       415,
     );
   }
+  const sender: OtlpSender = {};
+  const host = boundedParam(
+    readParam(request, new URL(request.url), { header: "X-Vantage-Host" }),
+    NAME_MAX_CHARS,
+    "a host name",
+  );
+  if (host !== undefined) sender.host = host;
+  const person = requestPerson(request);
+  if (person !== undefined) sender.person = person.name;
   const body = await readOtlpBody(request, otlp.bodyLimit ?? OTLP_BODY_LIMIT);
-  const taken = await otlp.take(signal, body, declared);
+  const taken = await otlp.take(signal, body, declared, sender);
   const { exportResponseBody } = await import("../agent/otlp/otlp_response.ts");
   return answer(declared, 200, exportResponseBody(signal, declared, taken.rejected, taken.message));
 }

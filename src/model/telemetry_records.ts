@@ -39,6 +39,13 @@ export interface TelemetrySessionInput extends TelemetryOrigin {
   first_seen: number;
   /** Latest record time, ms. */
   last_seen: number;
+  /**
+   * Team mode: the person whose token sent the export (absent: the server's owner). The
+   * session keeps the person of the first hook or export that named it.
+   */
+  person?: string;
+  /** The machine the export came from, kept as the session's host as `person` is. */
+  host?: string;
 }
 
 /** One span as received. */

@@ -6,10 +6,10 @@
  *
  * What a laptop's daemon does and a team server does not: it watches no
  * files, tails no transcripts and runs no builds of its own — its people's
- * laptops do, and send what they saw (hooks, `vantage sync --to`). Parts of
- * the store not on PostgreSQL yet (document memory, OpenTelemetry intake)
- * answer `unavailable`, saying so, instead of reaching for the
- * data home's SQLite file. New sessions, anomalies and builds reach
+ * laptops do, and send what they saw (hooks, `vantage sync --to`, their
+ * agents' OpenTelemetry exports). Parts of the store not on PostgreSQL yet
+ * (document memory) answer `unavailable`, saying so, instead of reaching
+ * for the data home's SQLite file. New sessions, anomalies and builds reach
  * `/api/events` as on SQLite.
  *
  * The data home still holds the server's own token, its spool and its lock
@@ -29,7 +29,8 @@ import { VantageError } from "../core/errors.ts";
 import type { HookDelivery } from "../agent/hooks/hook_intake.ts";
 import { appendToSpool, type SpoolEntry } from "../agent/hooks/spool.ts";
 import { PerceptionEngine } from "../perception/engine.ts";
-import { notOnPostgres, providePostgresStore } from "../ops/postgres_services.ts";
+import { loadPriceOverrides } from "../agent/usage/price_overrides.ts";
+import { providePostgresStore } from "../ops/postgres_services.ts";
 import { queryTimeoutMs, vantageServices } from "../ops/runtime.ts";
 import type { PostgresLocation } from "../store/postgres/store_url.ts";
 import { acquireServerLock, type ServerLock } from "../store/server_lock.ts";
@@ -40,7 +41,7 @@ import { createHookPipeline, type HookPipeline } from "./hook_pipeline.ts";
 import type { Logger } from "../core/log.ts";
 import { listen } from "./listener.ts";
 import { startSpoolReplay } from "./spool_replay.ts";
-import type { TelemetryIntake } from "./telemetry_intake.ts";
+import { createPostgresTelemetryIntake } from "./postgres_telemetry_intake.ts";
 import type { RunningServer, VantageServerOptions } from "./vantage_server.ts";
 
 /** Options for {@linkcode startPostgresServer}. */
@@ -100,15 +101,6 @@ function holdingWhileAway(pipeline: HookPipeline, held: string, log: Logger): Ho
       return pipeline.stored;
     },
     attachTranscripts: (access) => pipeline.attachTranscripts(access),
-  };
-}
-
-/** The OTLP endpoints of a team server: refused with 503, saying why, until they are ported. */
-function pendingTelemetryIntake(): TelemetryIntake {
-  return {
-    take: () => Promise.reject(notOnPostgres("OpenTelemetry intake")),
-    exports: 0,
-    stop: () => Promise.resolve(),
   };
 }
 
@@ -196,7 +188,15 @@ async function startHolding(
     intervalMs: options.spoolIntervalMs,
     replay: { keepPerson: true, counts: (error) => !storeAway(error) },
   });
-  const telemetry = pendingTelemetryIntake();
+  // Agents' OTLP exports, each stored in one write; their sessions' telemetry rules run a
+  // moment later, as on SQLite.
+  const telemetry = createPostgresTelemetryIntake({
+    telemetry: store.telemetry,
+    home: paths.home,
+    prices: loadPriceOverrides(paths.home),
+    checks: { perception, events, log },
+    log,
+  });
   // New sessions, anomalies and builds to /api/events, as a laptop's daemon announces them.
   const watch = watchChanges(storeChangeSource(store), events);
   const handler = options.handler({
@@ -209,7 +209,7 @@ async function startHolding(
         home: paths.home,
         started,
         hooksStored: () => pipeline.stored,
-        telemetryExports: () => 0,
+        telemetryExports: () => telemetry.exports,
         liveSubscribers: () => events.subscribers,
       })(),
       store: { kind: "postgres", server: opened.pool.redacted, version: opened.serverVersion },
@@ -222,6 +222,7 @@ async function startHolding(
     watch.stop();
     spool.stop();
     heldReplay.stop();
+    await telemetry.stop();
     await opened.close();
     throw error;
   }
@@ -238,6 +239,7 @@ async function startHolding(
       await running.close();
       await spool.replay(); // Anything spooled while we were stopping still lands.
       await heldReplay.replay();
+      await telemetry.stop();
       services.close();
       await opened.close();
     })().finally(() => lock.release());

@@ -20,7 +20,7 @@ import { VantageError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { ModelPrice } from "../agent/usage/pricing.ts";
 import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
-import type { OtlpIntakeResult } from "../agent/otlp/otlp_intake.ts";
+import type { OtlpIntakeResult, OtlpSender } from "../agent/otlp/otlp_intake.ts";
 import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
 import type { DatabaseSync } from "../store/database.ts";
 import { noticeDamageIn } from "../store/store_health.ts";
@@ -37,10 +37,16 @@ export interface TelemetryPerception {
 /** The telemetry intake of one daemon. */
 export interface TelemetryIntake {
   /**
-   * Stores one export; throws `OtlpBadData` (storing nothing) for a body that is none, and a
-   * `VantageError` of kind `unavailable` when the intake is stopping or has no worker left.
+   * Stores one export as `sender`'s (default: the owner's); throws `OtlpBadData` (storing
+   * nothing) for a body that is none, and a `VantageError` of kind `unavailable` when the
+   * intake is stopping, has no worker left, or its store is away.
    */
-  take(signal: OtlpSignal, body: Uint8Array, encoding: OtlpEncoding): Promise<OtlpIntakeResult>;
+  take(
+    signal: OtlpSignal,
+    body: Uint8Array,
+    encoding: OtlpEncoding,
+    sender?: OtlpSender,
+  ): Promise<OtlpIntakeResult>;
   /** Exports stored since the daemon started. */
   readonly exports: number;
   /**
@@ -130,17 +136,18 @@ export function createTelemetryIntake(options: TelemetryIntakeOptions): Telemetr
     return result;
   };
   return {
-    async take(signal, body, encoding) {
+    async take(signal, body, encoding, sender) {
       if (stopped) throw new VantageError("unavailable", "the OTLP intake stopped");
       const running = await workers();
       if (running !== undefined) {
         // A worker records the store damage it meets itself.
-        return stored(await running.take(signal, body, encoding));
+        return stored(await running.take(signal, body, encoding, sender));
       }
       const { takeOtlpExport } = await import("../agent/otlp/otlp_intake.ts");
       try {
         return stored(takeOtlpExport(options.db, signal, body, encoding, {
           prices: options.prices,
+          ...(sender !== undefined ? { sender } : {}),
         }));
       } catch (error) {
         noticeDamageIn(options.home, error);

@@ -10,13 +10,18 @@
  * Exports are given to the first idle worker, in the order they came; when
  * every worker is busy they wait their turn here.
  *
+ * Without a store file (a team server's store is PostgreSQL, written through
+ * its pool on the main thread's event loop) the workers only decode and map:
+ * {@linkcode OtlpIntakePool.map} hands back the export's records, ready for
+ * one write.
+ *
  * @module
  */
 import { VantageError } from "../core/errors.ts";
 import { startModuleWorker } from "../core/module_worker.ts";
 import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
 import { OtlpBadData } from "../agent/otlp/otlp_errors.ts";
-import type { OtlpIntakeResult } from "../agent/otlp/otlp_intake.ts";
+import type { MappedOtlpExport, OtlpIntakeResult, OtlpSender } from "../agent/otlp/otlp_intake.ts";
 import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
 import type { ModelPrice } from "../agent/usage/pricing.ts";
 import type {
@@ -27,23 +32,26 @@ import type {
 
 /** What the pool's workers need. */
 export interface OtlpIntakePoolOptions {
-  /** The store file. */
-  database: string;
+  /** The store file (absent: the workers only decode and map, see `map`). */
+  database?: string;
   /** The data home (store damage met by a worker is recorded there). */
   home: string;
   /** The user's price overrides. */
   prices?: Readonly<Record<string, ModelPrice>>;
   /** Whether the workers' connections run checkpoints themselves (false beside a checkpointer). */
-  checkpoints: boolean;
+  checkpoints?: boolean;
   /** How many workers (default 2: one stores while the other decodes). */
   workers?: number;
 }
 
 interface Pending {
   request: Omit<OtlpWorkerExport, "seq"> & { body: Uint8Array<ArrayBuffer> };
-  resolve: (result: OtlpIntakeResult) => void;
+  /** Takes the worker's answer (`taken` from a storing worker, `mapped` from a mapping one). */
+  resolve: (reply: Answered) => void;
   reject: (error: Error) => void;
 }
+
+type Answered = Extract<OtlpWorkerReply, { type: "taken" | "mapped" }>;
 
 interface Slot {
   worker: Worker;
@@ -92,10 +100,10 @@ export class OtlpIntakePool {
     };
     this.#post(worker, {
       type: "setup",
-      database: this.#options.database,
+      ...(this.#options.database !== undefined ? { database: this.#options.database } : {}),
       home: this.#options.home,
       ...(this.#options.prices !== undefined ? { prices: this.#options.prices } : {}),
-      checkpoints: this.#options.checkpoints,
+      checkpoints: this.#options.checkpoints ?? true,
       turn: this.#turn,
       id: slot.id,
     });
@@ -107,10 +115,48 @@ export class OtlpIntakePool {
   }
 
   /**
-   * Decodes, maps and stores one export on a worker. Rejects with `OtlpBadData` when the body
-   * is not the signal's export request (nothing of it is stored).
+   * Decodes, maps and stores one export on a worker, as `sender`'s. Rejects with
+   * `OtlpBadData` when the body is not the signal's export request (nothing of it is stored).
    */
-  take(signal: OtlpSignal, body: Uint8Array, encoding: OtlpEncoding): Promise<OtlpIntakeResult> {
+  async take(
+    signal: OtlpSignal,
+    body: Uint8Array,
+    encoding: OtlpEncoding,
+    sender?: OtlpSender,
+  ): Promise<OtlpIntakeResult> {
+    if (this.#options.database === undefined) {
+      throw new VantageError("internal_error", "this OTLP pool has no store: use map()");
+    }
+    const reply = await this.#send(signal, body, encoding, sender);
+    if (reply.type !== "taken") throw new VantageError("internal_error", "a worker only mapped");
+    return reply.result;
+  }
+
+  /**
+   * Decodes and maps one export on a worker, as `sender`'s, for the caller to store (a pool
+   * started without a store file). Rejects with `OtlpBadData` when the body is not the
+   * signal's export request.
+   */
+  async map(
+    signal: OtlpSignal,
+    body: Uint8Array,
+    encoding: OtlpEncoding,
+    sender?: OtlpSender,
+  ): Promise<MappedOtlpExport> {
+    if (this.#options.database !== undefined) {
+      throw new VantageError("internal_error", "this OTLP pool stores: use take()");
+    }
+    const reply = await this.#send(signal, body, encoding, sender);
+    if (reply.type !== "mapped") throw new VantageError("internal_error", "a worker stored");
+    return reply.mapped;
+  }
+
+  #send(
+    signal: OtlpSignal,
+    body: Uint8Array,
+    encoding: OtlpEncoding,
+    sender: OtlpSender | undefined,
+  ): Promise<Answered> {
     if (this.#stopped) {
       return Promise.reject(new VantageError("unavailable", "the OTLP intake is stopping"));
     }
@@ -126,7 +172,13 @@ export class OtlpIntakePool {
       : new Uint8Array(body);
     return new Promise((resolve, reject) => {
       this.#queue.push({
-        request: { type: "export", signal, body: own, encoding },
+        request: {
+          type: "export",
+          signal,
+          body: own,
+          encoding,
+          ...(sender !== undefined ? { sender } : {}),
+        },
         resolve,
         reject,
       });
@@ -150,7 +202,7 @@ export class OtlpIntakePool {
     const busy = slot.busy;
     if (busy === undefined || busy.seq !== reply.seq) return;
     slot.busy = undefined;
-    if (reply.type === "taken") busy.pending.resolve(reply.result);
+    if (reply.type === "taken" || reply.type === "mapped") busy.pending.resolve(reply);
     else if (reply.badData) busy.pending.reject(new OtlpBadData(reply.message));
     else busy.pending.reject(new VantageError("internal_error", reply.message));
     this.#dispatch();

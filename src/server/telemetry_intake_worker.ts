@@ -7,6 +7,10 @@
  * for one part of an export, not for all of it; and while one worker
  * stores, another decodes and maps on the second core.
  *
+ * Set up without a store file, it only decodes and maps, and answers with
+ * the export's records (`mapped`) for the main thread to store: what a team
+ * server does, whose store is PostgreSQL.
+ *
  * The decoder (protobufjs) and the store load with the set-up message, not
  * when the worker starts (see src/core/module_worker.ts).
  *
@@ -14,15 +18,15 @@
  */
 import { workerScope } from "../core/module_worker.ts";
 import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
-import type { OtlpIntakeResult } from "../agent/otlp/otlp_intake.ts";
+import type { MappedOtlpExport, OtlpIntakeResult, OtlpSender } from "../agent/otlp/otlp_intake.ts";
 import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
 import type { ModelPrice } from "../agent/usage/pricing.ts";
 
 /** The worker's set-up, sent first. */
 export interface OtlpWorkerSetup {
   type: "setup";
-  /** The store file. */
-  database: string;
+  /** The store file (absent: exports are only decoded and mapped, answered `mapped`). */
+  database?: string;
   /** The data home, where store damage met here is recorded. */
   home: string;
   /** The user's price overrides. */
@@ -50,6 +54,8 @@ export interface OtlpWorkerExport {
   body: Uint8Array;
   /** The body's encoding. */
   encoding: OtlpEncoding;
+  /** Who sent it (absent: the server's owner). */
+  sender?: OtlpSender;
 }
 
 /** What the worker is sent. */
@@ -58,6 +64,7 @@ export type OtlpWorkerRequest = OtlpWorkerSetup | OtlpWorkerExport | { type: "st
 /** The worker's answers. */
 export type OtlpWorkerReply =
   | { type: "taken"; seq: number; result: OtlpIntakeResult }
+  | { type: "mapped"; seq: number; mapped: MappedOtlpExport }
   | {
     type: "failed";
     seq: number;
@@ -75,7 +82,8 @@ interface Loaded {
   intake: typeof import("../agent/otlp/otlp_intake.ts");
   errors: typeof import("../agent/otlp/otlp_errors.ts");
   health: typeof import("../store/store_health.ts");
-  db: import("../store/database.ts").DatabaseSync;
+  /** The store connection (absent: this worker only maps). */
+  db?: import("../store/database.ts").DatabaseSync;
   setup: OtlpWorkerSetup;
 }
 
@@ -90,6 +98,7 @@ async function load(setup: OtlpWorkerSetup): Promise<Loaded> {
     import("../store/store_health.ts"),
     import("../store/database.ts"),
   ]);
+  if (setup.database === undefined) return { intake, errors, health, setup };
   const db = database.openDatabase(setup.database);
   if (!setup.checkpoints) database.setCheckpointInterval(db, 0);
   return { intake, errors, health, db, setup };
@@ -102,22 +111,32 @@ async function take(request: OtlpWorkerExport): Promise<void> {
       throw new Error("the OTLP worker was sent an export before its set-up");
     }
     ready = await loaded;
+    const { db } = ready;
+    if (db === undefined) {
+      const mapped = ready.intake.mapOtlpExport(
+        request.signal,
+        request.body,
+        request.encoding,
+        Date.now(),
+        request.sender,
+      );
+      scope.postMessage({ type: "mapped", seq: request.seq, mapped });
+      return;
+    }
     // Everything that needs no store is done before this worker's turn to write.
     const prepared = ready.intake.prepareOtlpExport(
       request.signal,
       request.body,
       request.encoding,
       Date.now(),
+      undefined,
+      request.sender,
     );
     const { turn, id } = ready.setup;
     await takeTurn(turn, id);
     let result: OtlpIntakeResult;
     try {
-      result = await ready.intake.storeOtlpExportTakingTurns(
-        ready.db,
-        prepared,
-        ready.setup.prices,
-      );
+      result = await ready.intake.storeOtlpExportTakingTurns(db, prepared, ready.setup.prices);
     } finally {
       giveTurn(turn, id);
     }
@@ -151,7 +170,7 @@ function giveTurn(turn: Int32Array, id: number): void {
 
 async function stop(): Promise<void> {
   try {
-    (await loaded)?.db.close();
+    (await loaded)?.db?.close();
   } catch {
     // Closing is best effort on the way out.
   }

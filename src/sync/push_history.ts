@@ -210,13 +210,14 @@ export async function pushHistory(
   if (messages.length > 0) report.messages = await store.agent.insertMessages(messages);
 
   const usage = mine(batch.usage);
+  let accepted: typeof usage = [];
   if (usage.length > 0) {
     // A key counted in another person's session stays theirs: merging would change their totals.
     const elsewhere = new Map<string, { session_id: string; person: string | null }>();
     for (const owner of await store.agent.usageOwners(usage.map((u) => u.usage_key))) {
       if (!ours(owner.person)) elsewhere.set(owner.usage_key, owner);
     }
-    const accepted = usage.filter((u) => {
+    accepted = usage.filter((u) => {
       const other = elsewhere.get(u.usage_key);
       if (other === undefined) return true;
       refuse(other.session_id, other.person);
@@ -224,6 +225,10 @@ export async function pushHistory(
     });
     if (accepted.length > 0) report.usage = await store.agent.insertUsage(accepted, priceOf);
   }
+  // These sessions' transcripts now count their calls: what their agents' OTLP exports counted
+  // is withdrawn, as a transcript read on the laptop would, so a call is counted once.
+  const transcribed = new Set([...messages, ...accepted].map((record) => record.session_id));
+  if (transcribed.size > 0) await store.telemetry.settleTelemetryCounts(transcribed);
 
   const outcomes: ToolOutcome[] = mine(batch.outcomes);
   if (outcomes.length > 0) {

@@ -3,12 +3,15 @@
  * store what `takeOtlpExport` stores on the calling thread, with the same
  * answers; a body that is no export is refused as bad data with nothing
  * stored; exports sent at once are all taken; a stopped pool takes no more.
+ * Without a store file (a team server's), the workers map exports into the
+ * very records the calling thread maps, with the sender's attribution, and
+ * refuse bad data the same way.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { VantageError } from "../../src/core/errors.ts";
 import { OtlpBadData } from "../../src/agent/otlp/otlp_errors.ts";
-import { takeOtlpExport } from "../../src/agent/otlp/otlp_intake.ts";
+import { mapOtlpExport, takeOtlpExport } from "../../src/agent/otlp/otlp_intake.ts";
 import { OtlpIntakePool } from "../../src/server/telemetry_intake_pool.ts";
 import { type OtlpSignal, signalTypes } from "../../src/agent/otlp/otlp_schema.ts";
 import { openDatabase } from "../../src/store/database.ts";
@@ -149,4 +152,39 @@ Deno.test("the intake workers refuse a body that is no export, storing nothing, 
     (error: unknown) => error instanceof VantageError && error.kind === "unavailable",
   );
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("without a store file the intake workers map exports into what the calling thread maps", async () => {
+  const dir = await Deno.makeTempDir();
+  const workers = new OtlpIntakePool({ home: dir });
+  try {
+    const sender = { person: "ada", host: "ada-laptop" };
+    let sessions = 0;
+    for (const item of await exports()) {
+      const here = mapOtlpExport(item.signal, item.body, "protobuf", Date.now(), sender);
+      // The pool moves the body to its worker: it gets a copy (protobufjs's bodies are Node
+      // Buffers, whose slice() is a view).
+      const mapped = await workers.map(item.signal, new Uint8Array(item.body), "protobuf", sender);
+      // A log record with no time of its own takes the time it was read: none here has one.
+      assert.deepEqual(mapped, here, item.signal);
+      for (const session of mapped.batch.sessions.values()) {
+        assert.equal(session.person, "ada");
+        assert.equal(session.host, "ada-laptop");
+        sessions++;
+      }
+    }
+    assert.ok(sessions > 0, "the Claude Code export names its session");
+    await assert.rejects(
+      workers.map("traces", new TextEncoder().encode("{"), "json"),
+      OtlpBadData,
+    );
+    // A mapping pool stores nothing itself.
+    await assert.rejects(
+      workers.take("traces", new Uint8Array(), "protobuf"),
+      (error: unknown) => error instanceof VantageError && error.kind === "internal_error",
+    );
+  } finally {
+    await workers.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { TelemetryBatch } from "../../model/telemetry_records.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import {
   type PreparedTelemetryPart,
@@ -32,6 +33,17 @@ export interface OtlpIntakeResult {
   stored: TelemetryWriteCounts;
 }
 
+/**
+ * Who sent an export, from the request rather than from what it says: on a team server the
+ * person whose token it carried, and the host it named. Sessions it creates are theirs.
+ */
+export interface OtlpSender {
+  /** The person (absent: the server's owner). */
+  person?: string;
+  /** The host the request named (`X-Vantage-Host`). */
+  host?: string;
+}
+
 /** Options of {@linkcode takeOtlpExport}. */
 export interface OtlpIntakeOptions {
   /** The user's price overrides, for calls counted from telemetry. */
@@ -40,6 +52,8 @@ export interface OtlpIntakeOptions {
   now?: number;
   /** Items per part when an export is stored taking turns (default `PART_ITEMS`). */
   partItems?: number;
+  /** Who sent it (default: the server's owner, no host). */
+  sender?: OtlpSender;
 }
 
 /** A decoded export, read and made ready to store. */
@@ -67,8 +81,10 @@ export function prepareOtlpExport(
   encoding: OtlpEncoding,
   now: number,
   partItems?: number,
+  sender?: OtlpSender,
 ): PreparedOtlpExport {
   const mapped = mapExport(signal, decodeExport(signal, body, encoding), now, partItems);
+  for (const part of mapped.parts) attribute(part, sender);
   return {
     signal,
     items: mapped.items,
@@ -96,13 +112,13 @@ export function takeOtlpExport(
 ): OtlpIntakeResult {
   const now = options.now ?? Date.now();
   // One transaction: one part, so the session totals add up in the same order as ever.
-  const prepared = prepareOtlpExport(signal, body, encoding, now, Infinity);
+  const prepared = prepareOtlpExport(signal, body, encoding, now, Infinity, options.sender);
   const stored = storeTelemetryParts(
     db,
     prepared.parts,
     (record) => callPrice(record, options.prices),
   );
-  return resultOf(prepared, stored);
+  return otlpResultOf(prepared, stored);
 }
 
 /**
@@ -120,7 +136,7 @@ export async function storeOtlpExportTakingTurns(
     prepared.parts,
     (record) => callPrice(record, prices),
   );
-  return resultOf(prepared, stored);
+  return otlpResultOf(prepared, stored);
 }
 
 /**
@@ -135,11 +151,80 @@ export function takeOtlpExportTakingTurns(
   options: OtlpIntakeOptions = {},
 ): Promise<OtlpIntakeResult> {
   const now = options.now ?? Date.now();
-  const prepared = prepareOtlpExport(signal, body, encoding, now, options.partItems);
+  const prepared = prepareOtlpExport(
+    signal,
+    body,
+    encoding,
+    now,
+    options.partItems,
+    options.sender,
+  );
   return storeOtlpExportTakingTurns(db, prepared, options.prices);
 }
 
-function resultOf(prepared: PreparedOtlpExport, stored: TelemetryWriteCounts): OtlpIntakeResult {
+/**
+ * Marks the sessions of `batch` as the sender's. The host is the one the request named, else,
+ * for a person's export, the `host.name` its records carried; the owner's exports name none
+ * unless the request does (as before people existed).
+ */
+function attribute(batch: TelemetryBatch, sender: OtlpSender | undefined): void {
+  if (sender === undefined) return;
+  for (const session of batch.sessions.values()) {
+    if (sender.person !== undefined) session.person = sender.person;
+    const host = sender.host ?? (sender.person !== undefined ? session.host_name : undefined);
+    if (host !== undefined) session.host = host;
+  }
+}
+
+/** A decoded export, read into one batch: what a store of any backend takes in one write. */
+export interface MappedOtlpExport {
+  /** Its signal. */
+  signal: OtlpSignal;
+  /** Items (spans, data points, log records) the request held. */
+  items: number;
+  /** Items rejected as invalid. */
+  rejected: number;
+  /** Why, for the partial-success message. */
+  reasons: string[];
+  /** Its records, its sessions marked as the sender's. */
+  batch: TelemetryBatch;
+}
+
+/**
+ * Decodes and reads one export into one batch (everything that needs no store), its sessions
+ * marked as `sender`'s. Throws `OtlpBadData` when the body is not the signal's export request.
+ *
+ * @example
+ * ```ts ignore
+ * const mapped = mapOtlpExport("logs", body, "protobuf", Date.now(), { person: "ada" });
+ * await store.telemetry.storeTelemetryBatch(mapped.batch, priceOf, Date.now());
+ * ```
+ */
+export function mapOtlpExport(
+  signal: OtlpSignal,
+  body: Uint8Array,
+  encoding: OtlpEncoding,
+  now: number,
+  sender?: OtlpSender,
+): MappedOtlpExport {
+  const mapped = mapExport(signal, decodeExport(signal, body, encoding), now, Infinity);
+  // One part (Infinity items per part): the whole export in one write.
+  const batch = mapped.parts[0];
+  attribute(batch, sender);
+  return {
+    signal,
+    items: mapped.items,
+    rejected: mapped.rejected,
+    reasons: mapped.reasons,
+    batch,
+  };
+}
+
+/** What an export did, from what it held and what storing it wrote. */
+export function otlpResultOf(
+  prepared: Pick<PreparedOtlpExport, "signal" | "items" | "rejected" | "reasons">,
+  stored: TelemetryWriteCounts,
+): OtlpIntakeResult {
   const { signal, items, rejected, reasons } = prepared;
   const result: OtlpIntakeResult = { items, rejected, stored };
   if (rejected > 0) {

@@ -40,6 +40,7 @@ export const PG_READY_AREAS: readonly string[] = [
   "telemetry",
   "team people",
   "read-only SQL",
+  "OpenTelemetry intake",
 ];
 
 /**
@@ -49,7 +50,6 @@ export const PG_READY_AREAS: readonly string[] = [
  */
 export const PG_PENDING_AREAS: readonly string[] = [
   "document memory (its store is on PostgreSQL; the document engine is not yet)",
-  "OpenTelemetry intake on a team server",
 ];
 
 /** An open PostgreSQL store: its pool and the areas ready on it. */

@@ -148,8 +148,18 @@ export function mergeCalls<R extends CallRecord, S extends StoredCall>(
   db: DatabaseSync,
   calls: PreparedCalls<R, S>,
 ): MergedCalls {
+  return mergeStoredCalls(calls, storedRows(db, calls.table, [...calls.rows.keys()]));
+}
+
+/**
+ * {@linkcode mergeCalls} given the stored rows of the calls' keys (`before`, as a backend read
+ * them), for a backend that reads them its own way.
+ */
+export function mergeStoredCalls<R extends CallRecord, S extends StoredCall>(
+  calls: PreparedCalls<R, S>,
+  before: Map<string, CallRow>,
+): MergedCalls {
   const { table, rows } = calls;
-  const before = storedRows(db, table, [...rows.keys()]);
   if (before.size > 0) {
     const redone = new Map<string, CallRow>();
     for (const record of calls.records) {

@@ -212,19 +212,30 @@ const UPSERT_TELEMETRY_SESSION = upsertSql(TELEMETRY_SESSION_UPSERT, SQLITE_UPSE
 /**
  * The session in `sessions` (so telemetry-only sessions are listed like any other) and its
  * user and host in `telemetry_sessions`. A transcript's facts (cwd, project, model) are left as
- * they are; times only widen.
+ * they are; times only widen; the person and host stay those of the first hook or export that
+ * named them, as a hook's upsert keeps them.
  */
 function upsertSession(db: DatabaseSync, s: TelemetrySessionInput): void {
   prepared(
     db,
-    `INSERT INTO sessions (session_id, agent, started_at, last_activity_at)
-    VALUES (?, ?, ?, ?)
+    `INSERT INTO sessions (session_id, agent, started_at, last_activity_at, person, host)
+    VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (session_id) DO UPDATE SET
       started_at = CASE WHEN sessions.started_at <= 0 THEN excluded.started_at
         ELSE min(sessions.started_at, excluded.started_at) END,
-      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at)`,
-  ).run(s.session_id, s.agent, s.first_seen, s.last_seen);
+      last_activity_at = max(sessions.last_activity_at, excluded.last_activity_at),
+      person = coalesce(sessions.person, excluded.person),
+      host = coalesce(sessions.host, excluded.host)`,
+  ).run(...telemetrySessionRowValues(s));
   prepared(db, UPSERT_TELEMETRY_SESSION).run(...telemetrySessionValues(s));
+}
+
+/**
+ * The parameters of the upsert of the `sessions` row an export names (`session_id, agent,
+ * started_at, last_activity_at, person, host`, on both backends).
+ */
+export function telemetrySessionRowValues(s: TelemetrySessionInput): SqlParam[] {
+  return [s.session_id, s.agent, s.first_seen, s.last_seen, s.person ?? null, s.host ?? null];
 }
 
 /**

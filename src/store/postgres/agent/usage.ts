@@ -6,9 +6,10 @@
  * pricing, totals and row readers are used as they are), and its reads in
  * PostgreSQL's dialect.
  *
- * A call's row is locked while it is merged (`FOR UPDATE`), and a key two
- * writers insert at once is merged by the second, so concurrent servers
- * never count a call twice.
+ * A batch's rows are locked while it merges into them (`FOR UPDATE`, beside
+ * its sessions' locks), and a key another writer inserts meanwhile makes the
+ * whole write run again, merging into it, so concurrent servers never count
+ * a call twice.
  *
  * @module
  */
@@ -30,22 +31,12 @@ import {
   USAGE_BUCKET,
   USAGE_TOTALS,
   type UsageBucketRow,
+  type UsageRow,
 } from "../../agent/usage.ts";
 import type { PgQueryable } from "../connection.ts";
-import { readOptionalRow, readRow, readRows, wroteAny } from "../reads.ts";
+import { readRow, readRows } from "../reads.ts";
+import { unnestInsert } from "../unnest.ts";
 import { applyDeltas, lockSessions } from "./session_totals.ts";
-
-const FIND_USAGE = `SELECT ${KNOWN_USAGE.columns} FROM usage WHERE usage_key = $1 FOR UPDATE`;
-
-const INSERT_USAGE = `
-      INSERT INTO usage (session_id, agent, ts, model, input_tokens, output_tokens,
-        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
-        web_search_requests, service_tier, speed, inference_geo, context_window,
-        reported_cost_usd, calls, cost_usd, priced, usage_key)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20)
-      ON CONFLICT (usage_key) DO NOTHING RETURNING usage_key
-    `;
 
 const UPDATE_USAGE = `
       UPDATE usage SET model = $1, input_tokens = $2, output_tokens = $3, cache_read_tokens = $4,
@@ -55,9 +46,43 @@ const UPDATE_USAGE = `
       WHERE usage_key = $17
     `;
 
+/** Every stored row of a batch's keys, locked while the batch merges into them. */
+const FIND_USAGES =
+  `SELECT ${KNOWN_USAGE.columns} FROM usage WHERE usage_key = ANY($1::text[]) FOR UPDATE`;
+
+/** A batch's new keys, inserted by one statement over column arrays. */
+const INSERT_USAGES = unnestInsert(
+  "usage",
+  {
+    session_id: "text",
+    agent: "text",
+    ts: "bigint",
+    model: "text",
+    input_tokens: "bigint",
+    output_tokens: "bigint",
+    cache_read_tokens: "bigint",
+    cache_write_tokens: "bigint",
+    cache_write_1h_tokens: "bigint",
+    reasoning_tokens: "bigint",
+    web_search_requests: "bigint",
+    service_tier: "text",
+    speed: "text",
+    inference_geo: "text",
+    context_window: "bigint",
+    reported_cost_usd: "float8",
+    calls: "bigint",
+    cost_usd: "float8",
+    priced: "integer",
+    usage_key: "text",
+  },
+  "ON CONFLICT (usage_key) DO NOTHING RETURNING usage_key",
+);
+
 /**
  * Stores usage records (a new key inserted, a stored one merged and repriced) and moves their
- * sessions' totals by the difference; answers how many keys were new.
+ * sessions' totals by the difference; answers how many keys were new. As SQLite's: every
+ * key's stored row is read (and locked) by one statement, the batch merges in memory, the new
+ * keys are inserted by one statement and each changed row updated once.
  */
 export function insertUsage(
   q: PgQueryable,
@@ -67,30 +92,41 @@ export function insertUsage(
   if (records.length === 0) return Promise.resolve(0);
   return q.write(async (w) => {
     await lockSessions(w, records.map((u) => u.session_id));
+    const known = new Map<string, UsageRow>();
+    const keys = [...new Set(records.map((u) => u.usage_key))];
+    for (const row of await readRows(w, KNOWN_USAGE, FIND_USAGES, [keys])) {
+      known.set(row.usage_key, row);
+    }
+    const fresh = new Map<string, UsageRow>();
+    const changed = new Map<string, UsageRow>();
     const deltas = new Map<string, SessionDelta>();
-    let added = 0;
     for (const u of records) {
-      let old = await readOptionalRow(w, KNOWN_USAGE, FIND_USAGE, [u.usage_key]);
-      let next = old === undefined ? u : merge(old, u);
+      const old = known.get(u.usage_key);
+      const next = old === undefined ? u : merge(old, u);
       if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
-      let row = stored(next, priceOf(next));
-      if (old === undefined) {
-        const values = [row.session_id, row.agent, row.ts, ...mergedValues(row), u.usage_key];
-        if (await wroteAny(w, INSERT_USAGE, values)) {
-          added++;
-        } else {
-          // Another writer stored the key since the look-up: merge into its row instead.
-          old = await readRow(w, KNOWN_USAGE, FIND_USAGE, [u.usage_key]);
-          next = merge(old, u);
-          if (next === undefined) continue;
-          row = stored(next, priceOf(next));
-        }
-      }
-      if (old !== undefined) await w.query(UPDATE_USAGE, [...mergedValues(row), u.usage_key]);
+      const row = stored(next, priceOf(next));
+      known.set(u.usage_key, row);
+      // A key new in this batch is inserted once, with its last merged figures.
+      if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
+      else changed.set(u.usage_key, row);
       countUsage(deltas, row, old);
     }
+    const inserted = await INSERT_USAGES.run(
+      w,
+      [...fresh].map((
+        [key, row],
+      ) => [row.session_id, row.agent, row.ts, ...mergedValues(row), key]),
+    );
+    if (inserted.length < fresh.size) {
+      // A key stored meanwhile by a writer of another session (the sessions locked above keep
+      // out every writer of these): the whole write runs again, merging into what it stored.
+      throw Object.assign(new Error("a usage key was stored by another writer meanwhile"), {
+        code: "40001",
+      });
+    }
+    for (const [key, row] of changed) await w.query(UPDATE_USAGE, [...mergedValues(row), key]);
     await applyDeltas(w, deltas);
-    return added;
+    return fresh.size;
   });
 }
 

@@ -1,72 +1,114 @@
 /**
- * How a call described by several telemetry records becomes one row on PostgreSQL: inserted,
- * or merged into the row of its key field by field (an event's value overwrites, a span's
- * fills only what is empty; the time kept as the table says) — the upsert that SQLite's
- * in-memory merge (../../telemetry/call_merge.ts) stands for, built from the same table
- * description ({@linkcode CallTable}: its fields, its time rule and its row reader). Calls
- * are merged record by record here; the merged row is answered whole.
+ * How a call described by several telemetry records becomes one row on PostgreSQL: SQLite's
+ * in-memory merge (../../telemetry/call_merge.ts) — a part's records merged among themselves,
+ * then again from the stored row of each call they name — with the stored rows read by one
+ * statement and the merged rows written by two (the new ones inserted, the changed ones
+ * updated, each over column arrays), so an export's calls cost a few round trips rather than
+ * one or more per record.
+ *
+ * The caller holds its calls' sessions locked (a write's `lockSessions`), so no other writer
+ * merges into the same calls between the read and the write.
  *
  * @module
  */
-import type { FieldAuthority } from "../../../model/telemetry_records.ts";
 import {
   type CallRecord,
+  type CallRow,
   type CallTable,
-  sqlValue,
+  KEY,
+  type MergedCalls,
+  mergeStoredCalls,
+  type PreparedCalls,
   type StoredCall,
 } from "../../telemetry/call_merge.ts";
-import type { SqlParam } from "../../rows.ts";
 import type { PgQueryable } from "../connection.ts";
-import { readRow } from "../reads.ts";
+import { readRows } from "../reads.ts";
+import { unnestInsert } from "../unnest.ts";
 
-/** The upsert of one record of `table` by a record of `authority`. */
-function mergeSql<R extends CallRecord, S extends StoredCall>(
+/** The PostgreSQL type of each column of a call table, in its columns' order. */
+export type CallColumnTypes = readonly string[];
+
+/** The stored rows of `keys` in `table`, read with one statement. */
+async function storedRows<R extends CallRecord, S extends StoredCall>(
+  q: PgQueryable,
   table: CallTable<R, S>,
-  authority: FieldAuthority,
-): string {
-  const { name, fields } = table;
-  const time = table.time === "latest"
-    ? `greatest(${name}.ts, excluded.ts)`
-    : authority === "event"
-    ? "excluded.ts"
-    : `${name}.ts`;
-  const merged = fields.map((c) =>
-    authority === "event"
-      ? `${c} = coalesce(excluded.${c}, ${name}.${c})`
-      : `${c} = coalesce(${name}.${c}, excluded.${c})`
-  ).join(", ");
-  const placeholders = fields.map((_, i) => `$${i + 5}`).join(", ");
-  return `INSERT INTO ${name} (call_key, agent, session_id, ts, ${fields.join(", ")})
-    VALUES ($1, $2, $3, $4, ${placeholders})
-    ON CONFLICT (call_key) DO UPDATE SET ts = ${time}, ${merged}
-    RETURNING ${table.columns.join(", ")}`;
+  keys: readonly string[],
+): Promise<Map<string, CallRow>> {
+  const found = new Map<string, CallRow>();
+  if (keys.length === 0) return found;
+  const rows = await readRows(
+    q,
+    table.reader,
+    `SELECT ${table.columns.join(", ")} FROM ${table.name} WHERE call_key = ANY($1::text[])`,
+    [keys],
+  );
+  for (const stored of rows) {
+    const row = table.columns.map((column) => stored[column]);
+    found.set(String(row[KEY]), row);
+  }
+  return found;
 }
 
-/** The merges of one call table's records, built once per table. */
-export interface CallMerge<R extends CallRecord, S extends StoredCall> {
-  /** Merges one record into its call's row; answers the merged row. */
-  merge(q: PgQueryable, record: R): Promise<S>;
+/** Merges prepared calls into what is stored (see SQLite's `mergeCalls`). */
+export async function mergeCalls<R extends CallRecord, S extends StoredCall>(
+  q: PgQueryable,
+  calls: PreparedCalls<R, S>,
+): Promise<MergedCalls> {
+  return mergeStoredCalls(calls, await storedRows(q, calls.table, [...calls.rows.keys()]));
+}
+
+/** The statements that write merged rows of one call table. */
+export interface CallWriter {
+  /** Writes every merged row that is new or differs from what was stored. */
+  write(q: PgQueryable, merged: MergedCalls): Promise<void>;
 }
 
 /**
- * The merges of records of `table` (their statements built once, per authority).
+ * The writer of merged rows of `table`, whose columns have `types` (PostgreSQL's, in
+ * `table.columns` order).
  *
  * @example
  * ```ts ignore
- * import { MODEL_CALLS } from "../../telemetry/model_calls.ts";
- * import { callMerge } from "./call_merge.ts";
- * const row = await callMerge(MODEL_CALLS).merge(pool, record); // the call's row, merged
+ * const writer = callWriter(TOOL_CALLS, ["text", "text", "text", "bigint", …]);
+ * await writer.write(w, await mergeCalls(w, prepareToolCalls(records)));
  * ```
  */
-export function callMerge<R extends CallRecord, S extends StoredCall>(
+export function callWriter<R extends CallRecord, S extends StoredCall>(
   table: CallTable<R, S>,
-): CallMerge<R, S> {
-  const statements = { event: mergeSql(table, "event"), span: mergeSql(table, "span") };
+  types: CallColumnTypes,
+): CallWriter {
+  const { name, columns } = table;
+  if (types.length !== columns.length) {
+    throw new Error(`${name}: ${types.length} column types for ${columns.length} columns`);
+  }
+  // A key inserted by a writer outside the caller's session locks (another session naming
+  // the same call) is overwritten by the merged row rather than lost.
+  const insert = unnestInsert(
+    name,
+    Object.fromEntries(columns.map((column, i) => [column, types[i]])),
+    `ON CONFLICT (call_key) DO UPDATE SET ${
+      columns.slice(1).map((c) => `${c} = excluded.${c}`).join(", ")
+    }`,
+  );
+  const arrays = types.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
+  const update = `UPDATE ${name} SET ${
+    columns.slice(1).map((c) => `${c} = changed.${c}`).join(", ")
+  }
+    FROM unnest(${arrays}) AS changed (${columns.join(", ")})
+    WHERE ${name}.call_key = changed.call_key`;
   return {
-    merge: (q, record) => {
-      const values: SqlParam[] = [record.call_key, record.agent, record.session_id, record.ts];
-      for (const field of table.fields) values.push(sqlValue(record[field]));
-      return readRow(q, table.reader, statements[record.authority], values);
+    async write(q, merged) {
+      const inserted: CallRow[] = [];
+      const changed: CallRow[] = [];
+      for (const [key, row] of merged.rows) {
+        const stored = merged.before.get(key);
+        if (stored === undefined) inserted.push(row);
+        else if (row.some((value, i) => value !== stored[i])) changed.push(row);
+      }
+      await insert.run(q, inserted);
+      if (changed.length > 0) {
+        await q.query(update, columns.map((_, c) => changed.map((row) => row[c])));
+      }
     },
   };
 }

@@ -7,102 +7,199 @@
  * @module
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
-import type { ModelCallInput } from "../../../model/telemetry_records.ts";
+import { AGENT, type CallRow, columnIndex, KEY, SESSION, TS } from "../../telemetry/call_merge.ts";
 import {
   MODEL_CALL_COUNT,
   MODEL_CALLS,
   type ModelCallRow,
   type ModelLatency,
   modelLatencySql,
+  type PreparedModelCalls,
   telemetryUsageKey,
 } from "../../telemetry/model_calls.ts";
 import { PERCENTILE, type TelemetryWindow } from "../../telemetry/window.ts";
+import { RowReader } from "../../rows.ts";
 import { insertUsage } from "../agent/usage.ts";
 import type { PgQueryable } from "../connection.ts";
-import { callMerge } from "./call_merge.ts";
-import { findTranscriptUsageKey, withdrawTelemetryUsage } from "./settle.ts";
+import { readRows } from "../reads.ts";
+import { callWriter, mergeCalls } from "./call_merge.ts";
+import { withdrawTelemetryUsage } from "./settle.ts";
 import { windowRows } from "./window.ts";
 
-const MODEL_CALL_MERGE = callMerge(MODEL_CALLS);
+/** Each column's PostgreSQL type (telemetry_schema.ts). */
+const MODEL_CALL_TYPES: Record<keyof ModelCallRow, string> = {
+  call_key: "text",
+  agent: "text",
+  session_id: "text",
+  ts: "bigint",
+  model: "text",
+  request_id: "text",
+  prompt_id: "text",
+  trace_id: "text",
+  span_id: "text",
+  input_tokens: "bigint",
+  output_tokens: "bigint",
+  cache_read_tokens: "bigint",
+  cache_write_tokens: "bigint",
+  reasoning_tokens: "bigint",
+  cost_usd: "float8",
+  duration_ms: "float8",
+  ttft_ms: "float8",
+  finish_reason: "text",
+  success: "integer",
+  query_source: "text",
+  outside_transcript: "integer",
+  user_id: "text",
+  host_name: "text",
+  usage_key: "text",
+  counted: "integer",
+};
 
-/** Merges a model call record into its call's row; answers the merged row. */
-export function mergeModelCall(q: PgQueryable, call: ModelCallInput): Promise<ModelCallRow> {
-  return MODEL_CALL_MERGE.merge(q, call);
+const MODEL_CALL_WRITER = callWriter(
+  MODEL_CALLS,
+  MODEL_CALLS.columns.map((column) => MODEL_CALL_TYPES[column]),
+);
+
+/** Where the columns counting reads are in a merged model call's row. */
+const M = {
+  model: columnIndex(MODEL_CALLS, "model"),
+  requestId: columnIndex(MODEL_CALLS, "request_id"),
+  input: columnIndex(MODEL_CALLS, "input_tokens"),
+  output: columnIndex(MODEL_CALLS, "output_tokens"),
+  cacheRead: columnIndex(MODEL_CALLS, "cache_read_tokens"),
+  cacheWrite: columnIndex(MODEL_CALLS, "cache_write_tokens"),
+  reasoning: columnIndex(MODEL_CALLS, "reasoning_tokens"),
+  outside: columnIndex(MODEL_CALLS, "outside_transcript"),
+  usageKey: columnIndex(MODEL_CALLS, "usage_key"),
+  counted: columnIndex(MODEL_CALLS, "counted"),
+};
+
+const TRANSCRIPT_KEY = new RowReader<{ request_id: string; usage_key: string }>(
+  "transcript usage key",
+  { request_id: "text", usage_key: "text" },
+);
+
+/**
+ * The usage keys the transcripts stored Claude Code calls under, by the provider's request id
+ * (`<message id>:<request id>`), for all of `requestIds` with one statement (the first key by
+ * order where two rows name one request).
+ */
+async function transcriptUsageKeys(
+  q: PgQueryable,
+  requestIds: readonly string[],
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (requestIds.length === 0) return found;
+  const rows = await readRows(
+    q,
+    TRANSCRIPT_KEY,
+    `SELECT substr(usage_key, strpos(usage_key, ':') + 1) AS request_id, usage_key FROM usage
+     WHERE agent = 'claude_code' AND substr(usage_key, strpos(usage_key, ':') + 1) = ANY($1::text[])
+       AND usage_key NOT LIKE 'otel:%'
+     ORDER BY usage_key`,
+    [[...new Set(requestIds)]],
+  );
+  for (const row of rows) if (!found.has(row.request_id)) found.set(row.request_id, row.usage_key);
+  return found;
 }
 
-/** Decides for each merged call which usage row counts it, and writes telemetry's own rows. */
-export async function countModelCalls(
+/**
+ * Merges and stores a part's model call records and counts each merged call (SQLite's
+ * `storeModelCalls`: in its transcript's usage row when the transcript has it, in none when it
+ * is a side request or its session has a transcript without it, else in telemetry's own usage
+ * row). Answers how many records were merged.
+ */
+export async function storeModelCalls(
   q: PgQueryable,
-  calls: ReadonlyMap<string, ModelCallRow>,
+  calls: PreparedModelCalls,
   hasTranscript: (sessionId: string) => Promise<boolean>,
   priceOf: (record: CountedUsage) => CallPrice,
-): Promise<void> {
-  const records: CountedUsage[] = [];
-  const newlyCounted: string[] = [];
-  for (const [callKey, row] of calls) {
-    const record = await countModelCall(q, callKey, row, hasTranscript);
+): Promise<number> {
+  if (calls.records.length === 0) return 0;
+  const merged = await mergeCalls(q, calls);
+  const requestIds: string[] = [];
+  for (const row of merged.rows.values()) {
+    const requestId = row[M.requestId];
+    if (row[AGENT] === "claude_code" && typeof requestId === "string") requestIds.push(requestId);
+  }
+  const transcriptKeys = await transcriptUsageKeys(q, requestIds);
+  const usage: CountedUsage[] = [];
+  const newlyCounted: CallRow[] = [];
+  for (const row of merged.rows.values()) {
+    const record = await countModelCall(q, row, transcriptKeys, hasTranscript);
     if (record === undefined) continue;
-    records.push(record);
-    if (row.counted === 0) newlyCounted.push(callKey);
+    usage.push(record);
+    if (row[M.counted] === 0) newlyCounted.push(row);
   }
-  if (records.length === 0) return;
-  await insertUsage(q, records, priceOf);
-  for (const callKey of newlyCounted) {
-    await q.query(
-      "UPDATE telemetry_model_calls SET usage_key = $1, counted = 1 WHERE call_key = $2",
-      [telemetryUsageKey(callKey), callKey],
-    );
+  if (usage.length > 0) {
+    // Merging takes each count's larger value, so a span and an event of one call count once.
+    await insertUsage(q, usage, priceOf);
+    for (const row of newlyCounted) {
+      row[M.usageKey] = telemetryUsageKey(String(row[KEY]));
+      row[M.counted] = 1;
+    }
   }
+  await MODEL_CALL_WRITER.write(q, merged);
+  return calls.records.length;
 }
 
-/** Which usage row counts a model call (see SQLite's `countModelCall`). */
+/** A count of a merged row (0 where the row has none). */
+function tokens(row: CallRow, at: number): number {
+  const value = row[at];
+  return typeof value === "number" ? value : 0;
+}
+
+/** Which usage row counts a merged model call (SQLite's `countModelCall`, its look-ups given). */
 async function countModelCall(
   q: PgQueryable,
-  callKey: string,
-  row: ModelCallRow,
+  row: CallRow,
+  transcriptKeys: ReadonlyMap<string, string>,
   hasTranscript: (sessionId: string) => Promise<boolean>,
 ): Promise<CountedUsage | undefined> {
-  const setLink = (usageKey: string | null, counted: number) =>
-    q.query("UPDATE telemetry_model_calls SET usage_key = $1, counted = $2 WHERE call_key = $3", [
-      usageKey,
-      counted,
-      callKey,
-    ]);
-  const transcriptKey = row.request_id === null
-    ? undefined
-    : await findTranscriptUsageKey(q, row.agent, row.request_id);
+  const agent = String(row[AGENT]);
+  const sessionId = String(row[SESSION]);
+  const usageKey = row[M.usageKey];
+  const requestId = row[M.requestId];
+  const counted = row[M.counted];
+  const transcriptKey = agent === "claude_code" && typeof requestId === "string"
+    ? transcriptKeys.get(requestId)
+    : undefined;
   if (transcriptKey !== undefined) {
-    if (row.counted === 1 && row.usage_key !== null) {
-      await withdrawTelemetryUsage(q, row.usage_key);
-    }
-    if (row.usage_key !== transcriptKey) await setLink(transcriptKey, 0);
-    return undefined;
-  }
-  if (row.outside_transcript === 1) {
-    if (row.counted === 1 && row.usage_key !== null) {
-      await withdrawTelemetryUsage(q, row.usage_key);
-      await setLink(null, 0);
+    if (counted === 1 && typeof usageKey === "string") await withdrawTelemetryUsage(q, usageKey);
+    if (usageKey !== transcriptKey) {
+      row[M.usageKey] = transcriptKey;
+      row[M.counted] = 0;
     }
     return undefined;
   }
-  if (row.counted === 0 && (row.usage_key !== null || await hasTranscript(row.session_id))) {
+  if (row[M.outside] === 1) {
+    // A side request: no transcript will ever count it, and so neither does telemetry.
+    if (counted === 1 && typeof usageKey === "string") {
+      await withdrawTelemetryUsage(q, usageKey);
+      row[M.usageKey] = null;
+      row[M.counted] = 0;
+    }
     return undefined;
   }
-  const tokens = (row.input_tokens ?? 0) + (row.output_tokens ?? 0) +
-    (row.cache_read_tokens ?? 0) + (row.cache_write_tokens ?? 0);
-  if (tokens === 0) return undefined;
+  if (counted === 0 && (usageKey !== null || await hasTranscript(sessionId))) return undefined;
+  const input = tokens(row, M.input);
+  const output = tokens(row, M.output);
+  const cacheRead = tokens(row, M.cacheRead);
+  const cacheWrite = tokens(row, M.cacheWrite);
+  if (input + output + cacheRead + cacheWrite === 0) return undefined;
   const usage: CountedUsage = {
-    agent: row.agent,
-    session_id: row.session_id,
-    ts: row.ts,
-    usage_key: telemetryUsageKey(callKey),
-    input_tokens: row.input_tokens ?? 0,
-    output_tokens: row.output_tokens ?? 0,
-    cache_read_tokens: row.cache_read_tokens ?? 0,
-    cache_write_tokens: row.cache_write_tokens ?? 0,
-    reasoning_tokens: row.reasoning_tokens ?? 0,
+    agent,
+    session_id: sessionId,
+    ts: Number(row[TS]),
+    usage_key: telemetryUsageKey(String(row[KEY])),
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+    reasoning_tokens: tokens(row, M.reasoning),
   };
-  if (row.model !== null) usage.model = row.model;
+  const model = row[M.model];
+  if (typeof model === "string") usage.model = model;
   return usage;
 }
 

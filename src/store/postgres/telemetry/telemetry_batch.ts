@@ -8,10 +8,12 @@
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
 import type { TelemetryBatch, TelemetrySessionInput } from "../../../model/telemetry_records.ts";
-import type { ModelCallRow } from "../../telemetry/model_calls.ts";
+import { prepareModelCalls } from "../../telemetry/model_calls.ts";
+import { prepareToolCalls } from "../../telemetry/tool_calls.ts";
 import { signalRows } from "../../telemetry/signals.ts";
 import {
   TELEMETRY_SESSION_UPSERT,
+  telemetrySessionRowValues,
   telemetrySessionValues,
   type TelemetryWriteCounts,
 } from "../../telemetry/telemetry_batch.ts";
@@ -21,9 +23,9 @@ import type { PgQueryable } from "../connection.ts";
 import { unnestInsert } from "../unnest.ts";
 import { lockSessions } from "../agent/session_totals.ts";
 import { insertApiError } from "./cost_and_errors.ts";
-import { countModelCalls, mergeModelCall } from "./model_calls.ts";
+import { storeModelCalls } from "./model_calls.ts";
 import { sessionHasTranscript } from "./settle.ts";
-import { mergeToolCall } from "./tool_calls.ts";
+import { storeToolCalls } from "./tool_calls.ts";
 
 /** The spans of an export, in `signalRows` order; a span already stored is not again. */
 const INSERT_SPANS = unnestInsert(
@@ -124,16 +126,15 @@ export function storeTelemetryBatch(
       }
       return known;
     };
-    const merged = new Map<string, ModelCallRow>();
-    for (const call of batch.modelCalls) {
-      merged.set(call.call_key, await mergeModelCall(w, call));
-      counts.model_calls++;
-    }
-    await countModelCalls(w, merged, hasTranscript, priceOf);
-    for (const call of batch.toolCalls) {
-      await mergeToolCall(w, call, hasTranscript);
-      counts.tool_calls++;
-    }
+    // Each call's records merged in memory, then with its stored row: a few statements for
+    // all of an export's calls (call_merge.ts).
+    counts.model_calls = await storeModelCalls(
+      w,
+      prepareModelCalls(batch.modelCalls),
+      hasTranscript,
+      priceOf,
+    );
+    counts.tool_calls = await storeToolCalls(w, prepareToolCalls(batch.toolCalls), hasTranscript);
     for (const error of batch.apiErrors) {
       if (await insertApiError(w, error)) counts.api_errors++;
     }
@@ -141,16 +142,21 @@ export function storeTelemetryBatch(
   });
 }
 
-/** The session in `sessions` and its user and host in `telemetry_sessions` (times only widen). */
+/**
+ * The session in `sessions` and its user and host in `telemetry_sessions` (times only widen;
+ * the person and host stay those of the first hook or export that named the session).
+ */
 async function upsertSession(q: PgQueryable, s: TelemetrySessionInput): Promise<void> {
   await q.query(
-    `INSERT INTO sessions (session_id, agent, started_at, last_activity_at)
-     VALUES ($1, $2, $3, $4)
+    `INSERT INTO sessions (session_id, agent, started_at, last_activity_at, person, host)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (session_id) DO UPDATE SET
        started_at = CASE WHEN sessions.started_at <= 0 THEN excluded.started_at
          ELSE least(sessions.started_at, excluded.started_at) END,
-       last_activity_at = greatest(sessions.last_activity_at, excluded.last_activity_at)`,
-    [s.session_id, s.agent, s.first_seen, s.last_seen],
+       last_activity_at = greatest(sessions.last_activity_at, excluded.last_activity_at),
+       person = coalesce(sessions.person, excluded.person),
+       host = coalesce(sessions.host, excluded.host)`,
+    telemetrySessionRowValues(s),
   );
   await q.query(UPSERT_TELEMETRY_SESSION, telemetrySessionValues(s));
 }

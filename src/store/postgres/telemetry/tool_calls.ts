@@ -6,9 +6,10 @@
  *
  * @module
  */
-import type { ToolCallInput } from "../../../model/telemetry_records.ts";
+import { columnIndex, SESSION } from "../../telemetry/call_merge.ts";
 import {
   DURATION,
+  type PreparedToolCalls,
   recentToolFailuresSql,
   SESSION_TOOL_CALL,
   type SessionToolCallRow,
@@ -16,6 +17,7 @@ import {
   TOOL_CALLS,
   TOOL_FAILURE,
   TOOL_STATS,
+  type ToolCallRow,
   toolDurationsBeforeSql,
   toolDurationsSql,
   type ToolFailureRow,
@@ -25,25 +27,66 @@ import {
 import { PERCENTILE, type PercentileRow, type TelemetryWindow } from "../../telemetry/window.ts";
 import type { PgQueryable } from "../connection.ts";
 import { builtRows } from "../reads.ts";
-import { callMerge } from "./call_merge.ts";
+import { callWriter, mergeCalls } from "./call_merge.ts";
 import { windowRows } from "./window.ts";
 
-const TOOL_CALL_MERGE = callMerge(TOOL_CALLS);
+/** Each column's PostgreSQL type (telemetry_schema.ts). */
+const TOOL_CALL_TYPES: Record<keyof ToolCallRow, string> = {
+  call_key: "text",
+  agent: "text",
+  session_id: "text",
+  ts: "bigint",
+  tool_name: "text",
+  tool_use_id: "text",
+  prompt_id: "text",
+  duration_ms: "float8",
+  success: "integer",
+  error_type: "text",
+  error: "text",
+  decision: "text",
+  decision_source: "text",
+  trace_id: "text",
+  span_id: "text",
+  user_id: "text",
+  host_name: "text",
+  counted: "integer",
+};
 
-/** Merges a tool call record; a session no transcript was read of counts it. */
-export async function mergeToolCall(
+const TOOL_CALL_WRITER = callWriter(
+  TOOL_CALLS,
+  TOOL_CALLS.columns.map((column) => TOOL_CALL_TYPES[column]),
+);
+
+const COUNTED = columnIndex(TOOL_CALLS, "counted");
+
+/**
+ * Merges and stores a part's tool call records; a call no transcript of its session counts
+ * yet is counted in its session's tool calls (SQLite's `storeToolCalls`). Answers how many
+ * records were merged.
+ */
+export async function storeToolCalls(
   q: PgQueryable,
-  call: ToolCallInput,
+  calls: PreparedToolCalls,
   hasTranscript: (sessionId: string) => Promise<boolean>,
-): Promise<void> {
-  const row = await TOOL_CALL_MERGE.merge(q, call);
-  if (row.counted === 1 || await hasTranscript(row.session_id)) return;
-  await q.query("UPDATE sessions SET tool_calls = tool_calls + 1 WHERE session_id = $1", [
-    row.session_id,
-  ]);
-  await q.query("UPDATE telemetry_tool_calls SET counted = 1 WHERE call_key = $1", [
-    call.call_key,
-  ]);
+): Promise<number> {
+  if (calls.records.length === 0) return 0;
+  const merged = await mergeCalls(q, calls);
+  const added = new Map<string, number>();
+  for (const row of merged.rows.values()) {
+    const sessionId = String(row[SESSION]);
+    if (row[COUNTED] === 1 || await hasTranscript(sessionId)) continue;
+    // No transcript of this session was read: the call is known from telemetry alone.
+    row[COUNTED] = 1;
+    added.set(sessionId, (added.get(sessionId) ?? 0) + 1);
+  }
+  await TOOL_CALL_WRITER.write(q, merged);
+  for (const [sessionId, n] of [...added].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
+    await q.query("UPDATE sessions SET tool_calls = tool_calls + $1 WHERE session_id = $2", [
+      n,
+      sessionId,
+    ]);
+  }
+  return calls.records.length;
 }
 
 /** Calls, outcomes and durations per tool. */
