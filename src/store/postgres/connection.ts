@@ -212,17 +212,13 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
     },
     copyIn: copyOn((statement) => sql.unsafe(statement), redacted),
     async write(work) {
-      // Two writers moving the same sessions' totals in different orders may deadlock; the
-      // server cancels one, whose work is run again (it reads what it writes afresh).
       for (let attempt = 1;; attempt++) {
         try {
           return await sql.begin((tx) => work(transactionQueryable(tx, redacted))) as Awaited<
             ReturnType<typeof work>
           >;
         } catch (error) {
-          const code = (error as { code?: unknown; details?: { code?: unknown } }).code ??
-            (error as { details?: { code?: unknown } }).details?.code;
-          if ((code === "40P01" || code === "40001") && attempt < 8) {
+          if (writeToRunAgain(error) && attempt < 8) {
             // A short random pause, so the writers that collided do not collide again.
             await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
             continue;
@@ -237,6 +233,30 @@ export function openPgPool(location: PostgresLocation, options: PgPoolOptions = 
       withDeadline(sql.end({ timeout: timeoutS }), (timeoutS + 1) * 1000, () => undefined),
   };
   return pool;
+}
+
+/**
+ * Whether a failed write is run again, whole: the work reads what it writes afresh, and every
+ * record it writes has a key that counts it once, so a second run never counts twice.
+ *
+ * - A deadlock (`40P01`) or serialization failure (`40001`): two writers moved the same
+ *   sessions' totals in different orders, and the server cancelled one.
+ * - `UNSAFE_TRANSACTION` from the npm `postgres` client (3.4.9): it can send a transaction's
+ *   `BEGIN` on a connection it had not reserved for it (porsager/postgres#823, #1189), and then
+ *   fails the transaction before its work has run; on a team server about one hook in 15,000
+ *   answered 500 that way under 50 concurrent writers.
+ *
+ * @example
+ * ```ts
+ * import { writeToRunAgain } from "./connection.ts";
+ * writeToRunAgain({ code: "40P01" }); // true
+ * writeToRunAgain({ code: "23505" }); // false
+ * ```
+ */
+export function writeToRunAgain(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code ??
+    (error as { details?: { code?: unknown } } | null)?.details?.code;
+  return code === "40P01" || code === "40001" || code === "UNSAFE_TRANSACTION";
 }
 
 /** SQLSTATE classes that mean the server or the database cannot be used (not a bad query). */
