@@ -26,7 +26,7 @@ import {
   TEST_CONNECT_TIMEOUT_S,
 } from "../../helpers/postgres_cluster.ts";
 
-const SECRET = "token-hash-quokka-3391";
+const HIDDEN_HASH = "token-hash-quokka-3391";
 const LIMIT_MS = 1200;
 const ignore = skipWithoutPostgres("read-only SQL escapes on PostgreSQL");
 
@@ -45,7 +45,7 @@ async function refused(run: Promise<unknown>, sql: string): Promise<VantageError
     await run;
   } catch (error) {
     assert.ok(error instanceof VantageError, `${sql}: ${String(error)}`);
-    assert.ok(!error.message.includes(SECRET), `${sql}: the refusal carries the secret`);
+    assert.ok(!error.message.includes(HIDDEN_HASH), `${sql}: the refusal carries the secret`);
     return error;
   }
   assert.fail(`${sql} was answered`);
@@ -60,7 +60,7 @@ Deno.test({
     assert.equal(store.queriesOff, undefined);
     await store.pool.exec(`
       INSERT INTO team_people (name, role, token_hash, created_at)
-        VALUES ('ada', 'member', '${SECRET}', 0);
+        VALUES ('ada', 'member', '${HIDDEN_HASH}', 0);
       INSERT INTO store_meta (key, value) VALUES ('k', 'v');
       CREATE EXTENSION IF NOT EXISTS dblink;`);
     // One connection, so every query below runs on the one the escapes ran on.
@@ -353,7 +353,7 @@ Deno.test({
     try {
       assert.equal(store.queriesOff, undefined);
       await store.pool.exec(
-        `INSERT INTO team_people (name, role, token_hash, created_at) VALUES ('ada', 'member', '${SECRET}', 0)`,
+        `INSERT INTO team_people (name, role, token_hash, created_at) VALUES ('ada', 'member', '${HIDDEN_HASH}', 0)`,
       );
       const agent = {
         tables: readableTables((scope) => scope === "agent:read"),
