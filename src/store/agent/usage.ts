@@ -315,26 +315,45 @@ export function insertUsage(
     const known = new Map<string, UsageRow>();
     const found = prepared(db, FIND_USAGE).all(JSON.stringify(records.map((u) => u.usage_key)));
     for (const row of KNOWN_USAGE.all(found)) known.set(row.usage_key, row);
-    const fresh = new Map<string, UsageRow>();
-    const changed = new Map<string, UsageRow>();
-    const deltas = new Map<string, SessionDelta>();
-    for (const u of records) {
-      const old = known.get(u.usage_key);
-      const next = old === undefined ? u : merge(old, u);
-      if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
-      const row = stored(next, priceOf(next));
-      known.set(u.usage_key, row);
-      // A key new in this batch is inserted once, with its last merged figures.
-      if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
-      else changed.set(u.usage_key, row);
-      countUsage(deltas, row, old);
-    }
+    const { fresh, changed, deltas } = mergeUsageBatch(records, known, priceOf);
     insertNewUsage(db, [...fresh]);
     const update = prepared(db, UPDATE_USAGE);
     for (const [key, row] of changed) update.run(...mergedValues(row), key);
     applyDeltas(db, deltas);
     return fresh.size;
   });
+}
+
+/**
+ * What a batch of calls does to the stored ones (both backends), given the stored figures of
+ * its keys (`known`, kept current as the batch merges in): the keys new in the batch with their
+ * last merged figures (inserted once), the stored keys whose figures grew, and how each
+ * session's totals move.
+ */
+export function mergeUsageBatch(
+  records: readonly CountedUsage[],
+  known: Map<string, UsageRow>,
+  priceOf: (record: CountedUsage) => CallPrice,
+): {
+  fresh: Map<string, UsageRow>;
+  changed: Map<string, UsageRow>;
+  deltas: Map<string, SessionDelta>;
+} {
+  const fresh = new Map<string, UsageRow>();
+  const changed = new Map<string, UsageRow>();
+  const deltas = new Map<string, SessionDelta>();
+  for (const u of records) {
+    const old = known.get(u.usage_key);
+    const next = old === undefined ? u : merge(old, u);
+    if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
+    const row = stored(next, priceOf(next));
+    known.set(u.usage_key, row);
+    // A key new in this batch is inserted once, with its last merged figures.
+    if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
+    else changed.set(u.usage_key, row);
+    countUsage(deltas, row, old);
+  }
+  return { fresh, changed, deltas };
 }
 
 /**

@@ -231,6 +231,18 @@ function countModelCall(
     return undefined;
   }
   if (counted === 0 && (usageKey !== null || hasTranscript(sessionId))) return undefined;
+  return telemetryUsage(row, agent, sessionId);
+}
+
+/**
+ * The usage telemetry counts for a model call it alone has seen (either backend): its tokens
+ * under the call's telemetry usage key; none when the call carries no usage yet.
+ */
+export function telemetryUsage(
+  row: CallRow,
+  agent: string,
+  sessionId: string,
+): CountedUsage | undefined {
   const input = tokens(row, M.input);
   const output = tokens(row, M.output);
   const cacheRead = tokens(row, M.cacheRead);

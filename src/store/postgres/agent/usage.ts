@@ -18,15 +18,13 @@ import type { SessionDelta } from "../../agent/session_totals.ts";
 import {
   CALL_USAGE,
   type CallUsageRow,
-  countUsage,
   KNOWN_USAGE,
-  merge,
   mergedValues,
+  mergeUsageBatch,
   MODEL_CALLS,
   repriced,
   SESSION_USAGE,
   type SessionUsageRow,
-  stored,
   type TokenCost,
   USAGE_BUCKET,
   USAGE_TOTALS,
@@ -97,20 +95,7 @@ export function insertUsage(
     for (const row of await readRows(w, KNOWN_USAGE, FIND_USAGES, [keys])) {
       known.set(row.usage_key, row);
     }
-    const fresh = new Map<string, UsageRow>();
-    const changed = new Map<string, UsageRow>();
-    const deltas = new Map<string, SessionDelta>();
-    for (const u of records) {
-      const old = known.get(u.usage_key);
-      const next = old === undefined ? u : merge(old, u);
-      if (next === undefined) continue; // Nothing grew: the line repeats what is stored.
-      const row = stored(next, priceOf(next));
-      known.set(u.usage_key, row);
-      // A key new in this batch is inserted once, with its last merged figures.
-      if (old === undefined || fresh.has(u.usage_key)) fresh.set(u.usage_key, row);
-      else changed.set(u.usage_key, row);
-      countUsage(deltas, row, old);
-    }
+    const { fresh, changed, deltas } = mergeUsageBatch(records, known, priceOf);
     const inserted = await INSERT_USAGES.run(
       w,
       [...fresh].map((

@@ -25,8 +25,8 @@ import type { PgQueryable } from "../connection.ts";
 import { readRows } from "../reads.ts";
 import { unnestInsert } from "../unnest.ts";
 
-/** The PostgreSQL type of each column of a call table, in its columns' order. */
-export type CallColumnTypes = readonly string[];
+/** The PostgreSQL type of each column of a call table, by column name. */
+export type CallColumnTypes = Readonly<Record<string, string>>;
 
 /** The stored rows of `keys` in `table`, read with one statement. */
 async function storedRows<R extends CallRecord, S extends StoredCall>(
@@ -64,12 +64,12 @@ export interface CallWriter {
 }
 
 /**
- * The writer of merged rows of `table`, whose columns have `types` (PostgreSQL's, in
- * `table.columns` order).
+ * The writer of merged rows of `table`, whose columns have `types` (PostgreSQL's, by column:
+ * one for each of `table.columns`).
  *
  * @example
  * ```ts ignore
- * const writer = callWriter(TOOL_CALLS, ["text", "text", "text", "bigint", …]);
+ * const writer = callWriter(TOOL_CALLS, { call_key: "text", agent: "text", … });
  * await writer.write(w, await mergeCalls(w, prepareToolCalls(records)));
  * ```
  */
@@ -78,19 +78,21 @@ export function callWriter<R extends CallRecord, S extends StoredCall>(
   types: CallColumnTypes,
 ): CallWriter {
   const { name, columns } = table;
-  if (types.length !== columns.length) {
-    throw new Error(`${name}: ${types.length} column types for ${columns.length} columns`);
+  const typeOf = columns.map((column) => types[column]);
+  const untyped = columns.filter((_, i) => typeOf[i] === undefined);
+  if (untyped.length > 0 || Object.keys(types).length !== columns.length) {
+    throw new Error(`${name}: column types do not match its columns (${untyped.join(", ")})`);
   }
   // A key inserted by a writer outside the caller's session locks (another session naming
   // the same call) is overwritten by the merged row rather than lost.
   const insert = unnestInsert(
     name,
-    Object.fromEntries(columns.map((column, i) => [column, types[i]])),
+    Object.fromEntries(columns.map((column, i) => [column, typeOf[i]])),
     `ON CONFLICT (call_key) DO UPDATE SET ${
       columns.slice(1).map((c) => `${c} = excluded.${c}`).join(", ")
     }`,
   );
-  const arrays = types.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
+  const arrays = typeOf.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
   const update = `UPDATE ${name} SET ${
     columns.slice(1).map((c) => `${c} = changed.${c}`).join(", ")
   }

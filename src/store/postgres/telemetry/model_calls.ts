@@ -7,7 +7,7 @@
  * @module
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
-import { AGENT, type CallRow, columnIndex, KEY, SESSION, TS } from "../../telemetry/call_merge.ts";
+import { AGENT, type CallRow, columnIndex, KEY, SESSION } from "../../telemetry/call_merge.ts";
 import {
   MODEL_CALL_COUNT,
   MODEL_CALLS,
@@ -15,6 +15,7 @@ import {
   type ModelLatency,
   modelLatencySql,
   type PreparedModelCalls,
+  telemetryUsage,
   telemetryUsageKey,
 } from "../../telemetry/model_calls.ts";
 import { PERCENTILE, type TelemetryWindow } from "../../telemetry/window.ts";
@@ -55,10 +56,7 @@ const MODEL_CALL_TYPES: Record<keyof ModelCallRow, string> = {
   counted: "integer",
 };
 
-const MODEL_CALL_WRITER = callWriter(
-  MODEL_CALLS,
-  MODEL_CALLS.columns.map((column) => MODEL_CALL_TYPES[column]),
-);
+const MODEL_CALL_WRITER = callWriter(MODEL_CALLS, MODEL_CALL_TYPES);
 
 /** Where the columns counting reads are in a merged model call's row. */
 const M = {
@@ -143,12 +141,6 @@ export async function storeModelCalls(
   return calls.records.length;
 }
 
-/** A count of a merged row (0 where the row has none). */
-function tokens(row: CallRow, at: number): number {
-  const value = row[at];
-  return typeof value === "number" ? value : 0;
-}
-
 /** Which usage row counts a merged model call (SQLite's `countModelCall`, its look-ups given). */
 async function countModelCall(
   q: PgQueryable,
@@ -182,25 +174,7 @@ async function countModelCall(
     return undefined;
   }
   if (counted === 0 && (usageKey !== null || await hasTranscript(sessionId))) return undefined;
-  const input = tokens(row, M.input);
-  const output = tokens(row, M.output);
-  const cacheRead = tokens(row, M.cacheRead);
-  const cacheWrite = tokens(row, M.cacheWrite);
-  if (input + output + cacheRead + cacheWrite === 0) return undefined;
-  const usage: CountedUsage = {
-    agent,
-    session_id: sessionId,
-    ts: Number(row[TS]),
-    usage_key: telemetryUsageKey(String(row[KEY])),
-    input_tokens: input,
-    output_tokens: output,
-    cache_read_tokens: cacheRead,
-    cache_write_tokens: cacheWrite,
-    reasoning_tokens: tokens(row, M.reasoning),
-  };
-  const model = row[M.model];
-  if (typeof model === "string") usage.model = model;
-  return usage;
+  return telemetryUsage(row, agent, sessionId);
 }
 
 /** Latency and time-to-first-token percentiles per model, overall and per bucket. */

@@ -52,10 +52,7 @@ const TOOL_CALL_TYPES: Record<keyof ToolCallRow, string> = {
   counted: "integer",
 };
 
-const TOOL_CALL_WRITER = callWriter(
-  TOOL_CALLS,
-  TOOL_CALLS.columns.map((column) => TOOL_CALL_TYPES[column]),
-);
+const TOOL_CALL_WRITER = callWriter(TOOL_CALLS, TOOL_CALL_TYPES);
 
 const COUNTED = columnIndex(TOOL_CALLS, "counted");
 
