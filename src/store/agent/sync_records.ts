@@ -32,7 +32,7 @@ import { RowReader, type RowShape, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { SESSION_SHAPE, type SessionRow } from "./sessions.ts";
 import { STORED_EVENT, STORED_EVENT_SHAPE, type StoredEventRow } from "./events.ts";
-import { STORED_USAGE_SHAPE, type UsageRow as StoredUsageRow } from "./usage.ts";
+import { asRecord, STORED_USAGE_SHAPE, type UsageRow as StoredUsageRow } from "./usage.ts";
 
 /** Reads a store's sync marks (both backends answer these columns). */
 export const SYNC_MARKS: RowReader<SyncMarks> = new RowReader<SyncMarks>("sync marks", {
@@ -269,29 +269,7 @@ const USAGE_COLUMNS = SYNC_USAGE.columns.replace(/^seq,/, "rowid AS seq,");
 
 /** Usage rows as a push carries them, under their positions. */
 export function syncUsages(rows: readonly SyncUsageRow[]): SyncUsage[] {
-  return rows.map((row) => {
-    const usage: SyncUsage["usage"] = {
-      agent: row.agent,
-      session_id: row.session_id,
-      ts: row.ts,
-      usage_key: row.usage_key,
-      input_tokens: row.input_tokens,
-      output_tokens: row.output_tokens,
-      cache_read_tokens: row.cache_read_tokens,
-      cache_write_tokens: row.cache_write_tokens,
-      cache_write_1h_tokens: row.cache_write_1h_tokens,
-      reasoning_tokens: row.reasoning_tokens,
-      web_search_requests: row.web_search_requests,
-      calls: row.calls,
-    };
-    if (row.model !== null) usage.model = row.model;
-    if (row.service_tier !== null) usage.service_tier = row.service_tier;
-    if (row.speed !== null) usage.speed = row.speed;
-    if (row.inference_geo !== null) usage.inference_geo = row.inference_geo;
-    if (row.context_window !== null) usage.context_window = row.context_window;
-    if (row.reported_cost_usd !== null) usage.reported_cost_usd = row.reported_cost_usd;
-    return { seq: row.seq, usage };
-  });
+  return rows.map((row) => ({ seq: row.seq, usage: asRecord(row, row.usage_key) }));
 }
 
 /** Model calls after position `after` up to `through`, oldest first, at most `limit`. */

@@ -49,11 +49,32 @@ import type {
   UsageOwner,
 } from "../../../model/sync_records.ts";
 import type { PgQueryable } from "../connection.ts";
+import type { RowReader } from "../../rows.ts";
 import { readRow, readRows } from "../reads.ts";
 
 /** The largest position of each table: where a sync run stops reading. */
 export function syncHighWater(q: PgQueryable): Promise<SyncMarks> {
   return readRow(q, SYNC_MARKS, syncHighWaterSql("seq"));
+}
+
+/**
+ * Rows of `table` (events or messages) after position `after` up to `through` by id, oldest
+ * first, at most `limit`, of the agents this Vantage knows.
+ */
+function knownAfter<T extends object>(
+  q: PgQueryable,
+  reader: RowReader<T>,
+  columns: string,
+  table: "events" | "messages",
+  [after, through, limit]: readonly [number, number, number],
+): Promise<T[]> {
+  return readRows(
+    q,
+    reader,
+    `SELECT ${columns} FROM ${table}
+     WHERE id > $1 AND id <= $2 AND agent = ANY($3::text[]) ORDER BY id LIMIT $4`,
+    [after, through, AGENT_NAMES, limit],
+  );
 }
 
 /** Hook events after position `after` up to `through`, oldest first, at most `limit`. */
@@ -63,15 +84,8 @@ export async function eventsAfter(
   through: number,
   limit: number,
 ): Promise<SyncHookEvent[]> {
-  return syncEvents(
-    await readRows(
-      q,
-      SYNC_EVENT,
-      `SELECT ${SYNC_EVENT_COLUMNS} FROM events
-       WHERE id > $1 AND id <= $2 AND agent = ANY($3::text[]) ORDER BY id LIMIT $4`,
-      [after, through, AGENT_NAMES, limit],
-    ),
-  );
+  const range = [after, through, limit] as const;
+  return syncEvents(await knownAfter(q, SYNC_EVENT, SYNC_EVENT_COLUMNS, "events", range));
 }
 
 /** Transcript messages after position `after` up to `through`, oldest first, at most `limit`. */
@@ -81,15 +95,8 @@ export async function messagesAfter(
   through: number,
   limit: number,
 ): Promise<SyncMessage[]> {
-  return syncMessages(
-    await readRows(
-      q,
-      SYNC_MESSAGE,
-      `SELECT ${SYNC_MESSAGE.columns} FROM messages
-       WHERE id > $1 AND id <= $2 AND agent = ANY($3::text[]) ORDER BY id LIMIT $4`,
-      [after, through, AGENT_NAMES, limit],
-    ),
-  );
+  const range = [after, through, limit] as const;
+  return syncMessages(await knownAfter(q, SYNC_MESSAGE, SYNC_MESSAGE.columns, "messages", range));
 }
 
 /** Model calls after position `after` up to `through`, oldest first, at most `limit`. */
