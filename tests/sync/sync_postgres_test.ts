@@ -11,7 +11,8 @@
  * Then the team moves its server: the store on PostgreSQL, the server stopped, is pushed with
  * `runSync` to another team server (one on SQLite, in this process), which then holds exactly
  * the same history, as the new token's person from the pushing host; a second push sends
- * nothing.
+ * nothing, and the real `vantage sync --store` (run in the server's data home, which holds no
+ * history of its own) sends it all again from PostgreSQL, storing nothing twice.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -104,7 +105,7 @@ Deno.test({
 
       await server.stop();
       server = undefined;
-      await pushToAnotherServer(store, team);
+      await pushToAnotherServer(store, team, serverHome.env);
     } finally {
       await server?.stop();
       await pg.end();
@@ -122,6 +123,7 @@ Deno.test({
 async function pushToAnotherServer(
   url: string,
   team: (sql: string) => Promise<Array<Record<string, unknown>>>,
+  serverEnv: Record<string, string>,
 ): Promise<void> {
   const location = parseStoreLocation(url);
   assert.equal(location.kind, "postgres");
@@ -131,11 +133,8 @@ async function pushToAnotherServer(
   });
   const moved = await startInProcessTeam();
   try {
-    const server = new TeamServer({
-      url: moved.url,
-      token: moved.addPerson("ada"),
-      host: "old-team-server",
-    });
+    const token = moved.addPerson("ada");
+    const server = new TeamServer({ url: moved.url, token, host: "old-team-server" });
     const push = () =>
       runSync({
         store: old.store,
@@ -177,6 +176,20 @@ async function pushToAnotherServer(
     const again = await push();
     assert.equal(again.batches, 0);
     assert.deepEqual(again.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
+
+    // The CLI reads the store --store names, not the data home's (which holds no history).
+    const { VANTAGE_STORE: _store, ...env } = serverEnv;
+    const cli = await runVantage(
+      ["sync", "--to", moved.url, "--store", url, "--from-start", "--json"],
+      { env: { ...env, VANTAGE_TEAM_TOKEN: token, VANTAGE_HOSTNAME: "old-team-server" } },
+    );
+    assert.equal(cli.code, 0, cli.stderr);
+    const all = JSON.parse(cli.stdout);
+    assert.equal(all.person, "ada");
+    assert.equal(all.refused.records, 0);
+    assert.equal(all.sent.messages, await count("messages"));
+    assert.equal(all.sent.events, await count("events"));
+    assert.deepEqual(all.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
   } finally {
     await moved.close();
     await old.close();
