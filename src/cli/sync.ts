@@ -1,14 +1,20 @@
 /**
  * `vantage sync [--to URL]`: pushes this data home's history and documents
- * to a team server as the person whose token it holds. The work is the
- * sync feature's (`runSync`); this command finds the server and token,
+ * to a team server as the person whose token it holds — or a team server's
+ * store on PostgreSQL (`--store`), when a team moves its server. The work is
+ * the sync feature's (`runSync`); this command finds the server and token,
  * opens the store, shows progress on stderr and prints the summary.
  *
  * @module
  */
-import { resolvePaths } from "../core/config.ts";
+import { readEnv, resolvePaths } from "../core/config.ts";
+import { VantageError } from "../core/errors.ts";
 import { documentBytes } from "../docs/mod.ts";
 import { DATABASE, STORE, vantageServices } from "../ops/runtime.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
+import type { StoreMode } from "../store/repository.ts";
+import type { Store } from "../store/store.ts";
+import { parseStoreLocation } from "../store/postgres/store_url.ts";
 import {
   runSync,
   type SyncProgress,
@@ -19,7 +25,7 @@ import {
 } from "../sync/mod.ts";
 import { type Command, parseFlags, writeStderr, writeStdout } from "./command.ts";
 
-const USAGE = `Usage: vantage sync [--to URL] [--from-start] [--json]
+const USAGE = `Usage: vantage sync [--to URL] [--store URL] [--from-start] [--json]
 
 Pushes this data home's agent history (sessions, hook events, transcript
 messages, model calls, tool outcomes) and documents to a team server, where
@@ -34,6 +40,9 @@ goes on from there.
 
 Options:
   --to URL       The team server (default VANTAGE_TEAM_URL)
+  --store URL    Push this PostgreSQL store (a team server's, to move it) instead of
+                 the data home's (default VANTAGE_STORE); its cursors are kept in it.
+                 Stop the server first: a write still running may land behind them
   --from-start   Send everything again, ignoring the cursors
   --json         Print the summary as JSON
 
@@ -90,6 +99,7 @@ export const command: Command = {
   async run(args) {
     const { values } = parseFlags("sync", args, {
       to: { type: "string" },
+      store: { type: "string" },
       "from-start": { type: "boolean" },
       json: { type: "boolean" },
     });
@@ -98,15 +108,14 @@ export const command: Command = {
       paths.home,
       typeof values.to === "string" ? values.to : undefined,
     );
-    const services = vantageServices(paths);
+    const local = await openLocal(typeof values.store === "string" ? values.store : undefined);
     const started = performance.now();
     let shown = 0;
     let phase = "";
     try {
-      const db = services.get(DATABASE);
       const summary = await runSync({
-        store: services.get(STORE),
-        documentBytes: (row) => documentBytes(db, row),
+        store: local.store,
+        documentBytes: local.documentBytes,
         server: new TeamServer(target),
         fromStart: values["from-start"] === true,
         onProgress: (progress) => {
@@ -125,7 +134,45 @@ export const command: Command = {
       }
       return 0;
     } finally {
-      services.close();
+      await local.close();
     }
   },
 };
+
+/** The store a run pushes, with how a document's bytes are read from it. */
+interface LocalStore {
+  store: Store<StoreMode>;
+  documentBytes(row: DocumentRow): Uint8Array;
+  close(): Promise<void>;
+}
+
+/** The data home's store, or the PostgreSQL store `--store` (or VANTAGE_STORE) names. */
+async function openLocal(storeFlag: string | undefined): Promise<LocalStore> {
+  const location = parseStoreLocation(
+    storeFlag ?? readEnv("VANTAGE_STORE"),
+    storeFlag === undefined ? "VANTAGE_STORE" : "--store",
+  );
+  if (location.kind === "postgres") {
+    // Loaded only for a PostgreSQL store: the client is no part of a laptop's sync.
+    const { openPostgresStore } = await import("../store/postgres/postgres_store.ts");
+    const opened = await openPostgresStore(location, { max: 2 });
+    return {
+      store: opened.store,
+      // The document engine is not on PostgreSQL yet, so a team server there holds none.
+      documentBytes: (row) => {
+        throw new VantageError(
+          "unavailable",
+          `document ${row.path}: reading a document from a PostgreSQL store is not done yet`,
+        );
+      },
+      close: () => opened.close(),
+    };
+  }
+  const services = vantageServices(resolvePaths());
+  const db = services.get(DATABASE);
+  return {
+    store: services.get(STORE),
+    documentBytes: (row) => documentBytes(db, row),
+    close: () => Promise.resolve(services.close()),
+  };
+}

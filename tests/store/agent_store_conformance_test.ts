@@ -1166,6 +1166,214 @@ conformance(
   },
 );
 
+conformance(
+  "a push reads records after a position, up to a mark, at most a limit, and what they touched",
+  async ({ agents }) => {
+    const none = { events: 0, messages: 0, usage: 0 };
+    assert.deepEqual(await agents.syncHighWater(), none);
+    assert.deepEqual(await agents.eventsAfter(0, 100, 10), []);
+    assert.deepEqual(await agents.sessionsTouched(none, none), []);
+    // "Zed" sorts before "alpha" by bytes (as SQLite compares), after it by most locales.
+    await agents.insertHookEvent(
+      hook("alpha", 1, {
+        tool_name: "Bash",
+        tool_use_id: "t1",
+        command: "npm test",
+        command_prefix: "npm test",
+        success: false,
+        error: "exit 1",
+        duration_ms: 5_000_000_000,
+        model: "claude-sonnet-4-5",
+        host: "laptop-a",
+      }),
+      "d1",
+      T0 + 1,
+    );
+    await agents.insertHookEvent(
+      hook("Zed", 2, { event_type: "UserPromptSubmit", prompt: "go", raw: { prompt: "go" } }),
+      "d2",
+      T0 + 2,
+    );
+    await agents.insertMessages([
+      message("alpha", "m1", 1, {
+        role: "tool",
+        message_type: "tool_result",
+        tool_name: "Bash",
+        tool_use_id: "t1",
+        is_error: true,
+        cwd: "/work/app",
+        command_prefix: "npm test",
+      }),
+      message("Zed", "m2", 2, { subagent_id: "agent-1", file_path: "/work/app/a.ts" }),
+    ]);
+    await agents.insertUsage(
+      [
+        usage("u1", "alpha", 1, { service_tier: "standard", context_window: 200_000 }),
+        usage("u2", "Zed", 2, {
+          model: "free-model",
+          cache_write_1h_tokens: 7,
+          web_search_requests: 2,
+          reported_cost_usd: 0.25,
+          calls: 3,
+        }),
+      ],
+      price,
+    );
+    await agents.recordToolOutcomes([
+      { agent: "claude_code", session_id: "alpha", tool_use_id: "t1", ts: T0, success: false },
+      { agent: "claude_code", session_id: "alpha", tool_use_id: "T2", ts: T0, success: true },
+      {
+        agent: "codex",
+        session_id: "Zed",
+        tool_use_id: "c1",
+        ts: T0 + 1,
+        success: false,
+        exit_code: 2,
+        error: "boom",
+      },
+    ]);
+    const first = await agents.syncHighWater();
+
+    const events = await agents.eventsAfter(0, first.events, 10);
+    assert.ok(increasing(events.map((e) => e.seq)));
+    assert.equal(events[1].seq, first.events);
+    assert.deepEqual(events.map(({ seq: _seq, ...rest }) => rest), [
+      {
+        delivery_id: "d1",
+        received_at: T0 + 1,
+        event: {
+          agent: "claude_code",
+          session_id: "alpha",
+          cwd: "/work/app",
+          project: "/work/app",
+          event_type: "PostToolUse",
+          ts: T0 + MIN,
+          tool_name: "Bash",
+          tool_use_id: "t1",
+          command: "npm test",
+          command_prefix: "npm test",
+          success: false,
+          error: "exit 1",
+          duration_ms: 5_000_000_000,
+          model: "claude-sonnet-4-5",
+          host: "laptop-a",
+          raw: { n: 1 },
+        },
+      },
+      {
+        delivery_id: "d2",
+        received_at: T0 + 2,
+        event: {
+          agent: "claude_code",
+          session_id: "Zed",
+          cwd: "/work/app",
+          project: "/work/app",
+          event_type: "UserPromptSubmit",
+          ts: T0 + 2 * MIN,
+          prompt: "go",
+          raw: { prompt: "go" },
+        },
+      },
+    ]);
+    // A limit, then the rest after the last one read; nothing past the mark.
+    assert.deepEqual(await agents.eventsAfter(0, first.events, 1), [events[0]]);
+    assert.deepEqual(await agents.eventsAfter(events[0].seq, first.events, 10), [events[1]]);
+    assert.deepEqual(await agents.eventsAfter(0, events[0].seq, 10), [events[0]]);
+    assert.deepEqual(await agents.eventsAfter(first.events, first.events + 100, 10), []);
+
+    const messages = await agents.messagesAfter(0, first.messages, 10);
+    assert.ok(increasing(messages.map((m) => m.seq)));
+    assert.equal(messages[1].seq, first.messages);
+    assert.deepEqual(messages.map((m) => m.message), [
+      message("alpha", "m1", 1, {
+        role: "tool",
+        message_type: "tool_result",
+        tool_name: "Bash",
+        tool_use_id: "t1",
+        is_error: true,
+        cwd: "/work/app",
+        command_prefix: "npm test",
+      }),
+      message("Zed", "m2", 2, { subagent_id: "agent-1", file_path: "/work/app/a.ts" }),
+    ]);
+    assert.deepEqual(await agents.messagesAfter(messages[0].seq, first.messages, 1), [
+      messages[1],
+    ]);
+
+    const calls = await agents.usageAfter(0, first.usage, 10);
+    assert.ok(increasing(calls.map((u) => u.seq)));
+    assert.equal(calls[1].seq, first.usage);
+    const sent = (key: string, sessionId: string, n: number, fields: Partial<CountedUsage>) => ({
+      ...usage(key, sessionId, n, fields),
+      cache_write_1h_tokens: 0,
+      web_search_requests: 0,
+      calls: 1,
+      ...fields,
+    });
+    assert.deepEqual(calls.map((u) => u.usage), [
+      sent("u1", "alpha", 1, { service_tier: "standard", context_window: 200_000 }),
+      sent("u2", "Zed", 2, {
+        model: "free-model",
+        cache_write_1h_tokens: 7,
+        web_search_requests: 2,
+        reported_cost_usd: 0.25,
+        calls: 3,
+      }),
+    ]);
+    assert.deepEqual(await agents.usageAfter(0, first.usage, 1), [calls[0]]);
+
+    assert.deepEqual(await agents.sessionsTouched(none, first), ["Zed", "alpha"]);
+    assert.deepEqual(await agents.sessionsTouched(first, first), []);
+    assert.deepEqual(await agents.toolOutcomesOf(["alpha", "Zed", "missing"]), [
+      {
+        agent: "codex",
+        session_id: "Zed",
+        tool_use_id: "c1",
+        ts: T0 + 1,
+        success: false,
+        exit_code: 2,
+        error: "boom",
+      },
+      { agent: "claude_code", session_id: "alpha", tool_use_id: "T2", ts: T0, success: true },
+      { agent: "claude_code", session_id: "alpha", tool_use_id: "t1", ts: T0, success: false },
+    ]);
+    assert.deepEqual(await agents.toolOutcomesOf([]), []);
+
+    // A call whose figures grew keeps its position: not after the mark, but read again with
+    // its session at its current figures; a new call and message come after the mark.
+    await agents.insertUsage([usage("u1", "alpha", 1, { output_tokens: 40 })], price);
+    await agents.insertUsage([usage("u3", "beta", 3)], price);
+    await agents.insertMessages([message("gamma", "m3", 3)]);
+    const second = await agents.syncHighWater();
+    assert.equal(second.events, first.events);
+    assert.ok(second.messages > first.messages && second.usage > first.usage);
+    const later = await agents.usageAfter(first.usage, second.usage, 10);
+    assert.deepEqual(later.map((u) => u.usage.usage_key), ["u3"]);
+    assert.equal(later[0].seq, second.usage);
+    const grown = await agents.usageOfSessions(["alpha", "beta"], first.usage);
+    assert.deepEqual(grown, [{
+      seq: calls[0].seq,
+      usage: sent("u1", "alpha", 1, {
+        service_tier: "standard",
+        context_window: 200_000,
+        output_tokens: 40,
+      }),
+    }]);
+    assert.deepEqual(
+      (await agents.usageOfSessions(["alpha", "beta"], second.usage)).map((u) => u.seq),
+      [calls[0].seq, later[0].seq],
+    );
+    assert.deepEqual(await agents.usageOfSessions([], second.usage), []);
+    assert.deepEqual(await agents.usageOfSessions(["alpha"], 0), []);
+    assert.deepEqual(await agents.sessionsTouched(first, second), ["beta", "gamma"]);
+    assert.deepEqual(await agents.sessionsTouched(none, second), ["Zed", "alpha", "beta", "gamma"]);
+    assert.deepEqual(
+      await agents.sessionsTouched({ ...first, usage: 0 }, { ...first, usage: second.usage }),
+      ["Zed", "alpha", "beta"],
+    );
+  },
+);
+
 for (const testCase of CASES) {
   for (const backend of BACKENDS) {
     Deno.test({

@@ -7,6 +7,12 @@
  * again and stores nothing twice. The server keeps no documents yet (its document engine runs
  * on SQLite only): its hello says so, and the sync sends none and says why, at once, instead
  * of retrying a refusal that is not going away.
+ *
+ * Then the team moves its server: the store on PostgreSQL, the server stopped, is pushed with
+ * `runSync` to another team server (one on SQLite, in this process), which then holds exactly
+ * the same history, as the new token's person from the pushing host; a second push sends
+ * nothing, and the real `vantage sync --store` (run in the server's data home, which holds no
+ * history of its own) sends it all again from PostgreSQL, storing nothing twice.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -18,7 +24,11 @@ import {
   TEST_CONNECT_TIMEOUT_S,
 } from "../helpers/postgres_cluster.ts";
 import { type ServeProcess, startServe } from "../helpers/serve_process.ts";
-import { historyQueries, localStore, rows } from "./team_fixture.ts";
+import { historyQueries, localStore, rows, startInProcessTeam } from "./team_fixture.ts";
+import { VantageError } from "../../src/core/errors.ts";
+import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
+import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
+import { runSync, TeamServer } from "../../src/sync/mod.ts";
 
 const ignore = skipWithoutPostgres("vantage sync to a team server on PostgreSQL");
 
@@ -92,6 +102,10 @@ Deno.test({
       const text = await runVantage(["sync", "--to", server.url], { env });
       assert.equal(text.code, 0, text.stderr);
       assert.match(text.stdout, /documents: none sent \(.*document.*\); they go with a later sync/);
+
+      await server.stop();
+      server = undefined;
+      await pushToAnotherServer(store, team, serverHome.env);
     } finally {
       await server?.stop();
       await pg.end();
@@ -100,3 +114,84 @@ Deno.test({
     }
   },
 });
+
+/**
+ * Pushes the team's store on PostgreSQL to a new team server (SQLite, in this process) as its
+ * person "ada" from host "old-team-server", and checks the new server holds exactly the same
+ * history, hers from that host, and that a second push sends nothing.
+ */
+async function pushToAnotherServer(
+  url: string,
+  team: (sql: string) => Promise<Array<Record<string, unknown>>>,
+  serverEnv: Record<string, string>,
+): Promise<void> {
+  const location = parseStoreLocation(url);
+  assert.equal(location.kind, "postgres");
+  const old = await openPostgresStore(location as Extract<typeof location, { kind: "postgres" }>, {
+    max: 2,
+    connectTimeoutS: TEST_CONNECT_TIMEOUT_S,
+  });
+  const moved = await startInProcessTeam();
+  try {
+    const token = moved.addPerson("ada");
+    const server = new TeamServer({ url: moved.url, token, host: "old-team-server" });
+    const push = () =>
+      runSync({
+        store: old.store,
+        documentBytes: () => {
+          throw new VantageError("internal_error", "the store on PostgreSQL holds no documents");
+        },
+        server,
+        // Small batches, so the store's records take many and each table's cursor moves often.
+        batchBytes: 16 * 1024,
+      });
+    const count = async (table: string) => (await team(`SELECT 1 FROM ${table}`)).length;
+    const pushed = await push();
+    assert.equal(pushed.person, "ada");
+    assert.ok(pushed.batches > 3, `${pushed.batches} batches`);
+    assert.deepEqual(pushed.stored, {
+      events: await count("events"),
+      messages: await count("messages"),
+      usage: await count("usage"),
+      sessions_created: await count("sessions"),
+    });
+    assert.equal(pushed.refused.records, 0);
+    assert.deepEqual(pushed.invalid, []);
+    assert.equal(pushed.documents.sent, 0);
+
+    const sqlite = historyQueries("sqlite");
+    for (const [table, sql] of Object.entries(historyQueries("postgres"))) {
+      const there = await team(sql);
+      assert.ok(there.length > 0 || table === "outcomes", `the old server has ${table}`);
+      assert.deepEqual(rows(moved.dataHome, sqlite[table]), there, `${table} on the new server`);
+    }
+    assert.deepEqual(
+      rows(
+        moved.dataHome,
+        "SELECT DISTINCT person, host FROM sessions UNION SELECT DISTINCT person, host FROM events",
+      ),
+      [{ person: "ada", host: "old-team-server" }],
+    );
+
+    const again = await push();
+    assert.equal(again.batches, 0);
+    assert.deepEqual(again.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
+
+    // The CLI reads the store --store names, not the data home's (which holds no history).
+    const { VANTAGE_STORE: _store, ...env } = serverEnv;
+    const cli = await runVantage(
+      ["sync", "--to", moved.url, "--store", url, "--from-start", "--json"],
+      { env: { ...env, VANTAGE_TEAM_TOKEN: token, VANTAGE_HOSTNAME: "old-team-server" } },
+    );
+    assert.equal(cli.code, 0, cli.stderr);
+    const all = JSON.parse(cli.stdout);
+    assert.equal(all.person, "ada");
+    assert.equal(all.refused.records, 0);
+    assert.equal(all.sent.messages, await count("messages"));
+    assert.equal(all.sent.events, await count("events"));
+    assert.deepEqual(all.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
+  } finally {
+    await moved.close();
+    await old.close();
+  }
+}

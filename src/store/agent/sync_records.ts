@@ -31,25 +31,29 @@ import { type DatabaseSync, writing } from "../database.ts";
 import { RowReader, type RowShape, type SqlParam } from "../rows.ts";
 import { prepared } from "../statements.ts";
 import { SESSION_SHAPE, type SessionRow } from "./sessions.ts";
-import { STORED_EVENT_SHAPE, type StoredEventRow } from "./events.ts";
-import { STORED_USAGE_SHAPE, type UsageRow as StoredUsageRow } from "./usage.ts";
+import { STORED_EVENT, STORED_EVENT_SHAPE, type StoredEventRow } from "./events.ts";
+import { asRecord, STORED_USAGE_SHAPE, type UsageRow as StoredUsageRow } from "./usage.ts";
 
-const MARKS = new RowReader<SyncMarks>("sync marks", {
+/** Reads a store's sync marks (both backends answer these columns). */
+export const SYNC_MARKS: RowReader<SyncMarks> = new RowReader<SyncMarks>("sync marks", {
   events: "number",
   messages: "number",
   usage: "number",
 });
 
+/**
+ * The statement answering {@linkcode SYNC_MARKS}: each table's largest position, a call's
+ * being `usagePosition` (SQLite's rowid, PostgreSQL's seq column).
+ */
+export function syncHighWaterSql(usagePosition: string): string {
+  return `SELECT (SELECT coalesce(max(id), 0) FROM events) AS events,
+    (SELECT coalesce(max(id), 0) FROM messages) AS messages,
+    (SELECT coalesce(max(${usagePosition}), 0) FROM usage) AS usage`;
+}
+
 /** The largest position of each table: where a sync run stops reading. */
 export function syncHighWater(db: DatabaseSync): SyncMarks {
-  return MARKS.one(
-    prepared(
-      db,
-      `SELECT (SELECT coalesce(max(id), 0) FROM events) AS events,
-         (SELECT coalesce(max(id), 0) FROM messages) AS messages,
-         (SELECT coalesce(max(rowid), 0) FROM usage) AS usage`,
-    ).get(),
-  );
+  return SYNC_MARKS.one(prepared(db, syncHighWaterSql("rowid")).get());
 }
 
 const AGENTS: ReadonlySet<string> = new Set(AGENT_NAMES);
@@ -60,20 +64,30 @@ function agentName(value: string, what: string): AgentName {
 }
 
 /** A stored hook event as a push reads it: its normalized fields, its keys and its host. */
-type EventRow = StoredEventRow & {
+export type SyncEventRow = StoredEventRow & {
   id: number;
   delivery_id: string;
   received_at: number;
   host: string | null;
 };
 
-const EVENT_ROW = new RowReader<EventRow>("sync event", {
+/** Reads the hook events a push carries (both backends select {@linkcode SYNC_EVENT_COLUMNS}). */
+export const SYNC_EVENT: RowReader<SyncEventRow> = new RowReader<SyncEventRow>("sync event", {
   id: "number",
   delivery_id: "text",
   ...STORED_EVENT_SHAPE,
   received_at: "number",
   host: "text?",
 });
+
+/**
+ * The SELECT list of {@linkcode SYNC_EVENT}, in both dialects. An event stored without a
+ * delivery id (none since delivery ids exist) gets one from its session and position, the same
+ * each time it is read.
+ */
+export const SYNC_EVENT_COLUMNS: string =
+  `id, coalesce(delivery_id, 'stored-' || session_id || '-' || id) AS delivery_id,
+  ${STORED_EVENT.columns}, received_at, host`;
 
 function rawObject(text: string): JsonObject {
   try {
@@ -85,27 +99,25 @@ function rawObject(text: string): JsonObject {
   return {};
 }
 
-/**
- * Hook events after position `after` up to `through`, oldest first, at most `limit`. An event
- * stored without a delivery id (none since delivery ids exist) gets one from its session and
- * position, the same each time it is read.
- */
+/** Hook events after position `after` up to `through`, oldest first, at most `limit`. */
 export function eventsAfter(
   db: DatabaseSync,
   after: number,
   through: number,
   limit: number,
 ): SyncHookEvent[] {
-  const rows = EVENT_ROW.all(
+  return syncEvents(SYNC_EVENT.all(
     prepared(
       db,
-      `SELECT id, coalesce(delivery_id, 'stored-' || session_id || '-' || id) AS delivery_id,
-         agent, session_id, cwd, project, event_type, ts, tool_name, tool_use_id, file_path,
-         command, command_prefix, success, error, duration_ms, prompt, model, received_at, raw, host
+      `SELECT ${SYNC_EVENT_COLUMNS}
        FROM events WHERE id > ? AND id <= ? AND agent IN (SELECT value FROM json_each(?))
        ORDER BY id LIMIT ?`,
     ).all(after, through, JSON.stringify(AGENT_NAMES), limit),
-  );
+  ));
+}
+
+/** Event rows as a push carries them, under their positions. */
+export function syncEvents(rows: readonly SyncEventRow[]): SyncHookEvent[] {
   return rows.map((row) => {
     const event: SyncHookEvent["event"] = {
       agent: agentName(row.agent, `event ${row.id}`),
@@ -131,7 +143,8 @@ export function eventsAfter(
   });
 }
 
-interface MessageRow {
+/** A transcript message as a push reads it, under its position. */
+export interface SyncMessageRow {
   id: number;
   session_id: string;
   agent: string;
@@ -150,24 +163,28 @@ interface MessageRow {
   subagent_id: string | null;
 }
 
-const MESSAGE_ROW = new RowReader<MessageRow>("sync message", {
-  id: "number",
-  session_id: "text",
-  agent: "text",
-  message_key: "text",
-  ts: "number",
-  role: "text",
-  message_type: "text",
-  text: "text",
-  tool_name: "text?",
-  tool_use_id: "text?",
-  is_error: "number?",
-  model: "text?",
-  cwd: "text?",
-  file_path: "text?",
-  command_prefix: "text?",
-  subagent_id: "text?",
-});
+/** Reads the messages a push carries (both backends select its columns). */
+export const SYNC_MESSAGE: RowReader<SyncMessageRow> = new RowReader<SyncMessageRow>(
+  "sync message",
+  {
+    id: "number",
+    session_id: "text",
+    agent: "text",
+    message_key: "text",
+    ts: "number",
+    role: "text",
+    message_type: "text",
+    text: "text",
+    tool_name: "text?",
+    tool_use_id: "text?",
+    is_error: "number?",
+    model: "text?",
+    cwd: "text?",
+    file_path: "text?",
+    command_prefix: "text?",
+    subagent_id: "text?",
+  },
+);
 
 const ROLES: ReadonlySet<string> = new Set(["user", "assistant", "system", "tool"]);
 const MESSAGE_TYPES: ReadonlySet<string> = new Set([
@@ -188,15 +205,18 @@ export function messagesAfter(
   through: number,
   limit: number,
 ): SyncMessage[] {
-  const rows = MESSAGE_ROW.all(
+  return syncMessages(SYNC_MESSAGE.all(
     prepared(
       db,
-      `SELECT id, session_id, agent, message_key, ts, role, message_type, text, tool_name,
-         tool_use_id, is_error, model, cwd, file_path, command_prefix, subagent_id
+      `SELECT ${SYNC_MESSAGE.columns}
        FROM messages WHERE id > ? AND id <= ? AND agent IN (SELECT value FROM json_each(?))
        ORDER BY id LIMIT ?`,
     ).all(after, through, JSON.stringify(AGENT_NAMES), limit),
-  );
+  ));
+}
+
+/** Message rows as a push carries them, under their positions. */
+export function syncMessages(rows: readonly SyncMessageRow[]): SyncMessage[] {
   return rows.map((row) => {
     if (!ROLES.has(row.role) || !MESSAGE_TYPES.has(row.message_type)) {
       throw new VantageError(
@@ -226,45 +246,30 @@ export function messagesAfter(
 }
 
 /** A stored call as a push sends it: its figures without the price, under its sequence and key. */
-type UsageRow = Omit<StoredUsageRow, "cost_usd" | "priced"> & { seq: number; usage_key: string };
+export type SyncUsageRow = Omit<StoredUsageRow, "cost_usd" | "priced"> & {
+  seq: number;
+  usage_key: string;
+};
 
 /** A stored call's columns less its price, which a push does not carry. */
 const { cost_usd: _cost, priced: _priced, ...UNPRICED_USAGE_SHAPE } = STORED_USAGE_SHAPE;
 
-const USAGE_ROW = new RowReader<UsageRow>("sync usage", {
+/**
+ * Reads the calls a push carries: `seq` is the call's position (SQLite's rowid, PostgreSQL's
+ * `seq` column), which a merge of grown figures keeps.
+ */
+export const SYNC_USAGE: RowReader<SyncUsageRow> = new RowReader<SyncUsageRow>("sync usage", {
   seq: "number",
   usage_key: "text",
   ...UNPRICED_USAGE_SHAPE,
 });
 
-const USAGE_COLUMNS = `rowid AS seq, usage_key, session_id, agent, ts, model, input_tokens,
-  output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens,
-  web_search_requests, service_tier, speed, inference_geo, context_window, reported_cost_usd, calls`;
+/** SQLite's SELECT list of {@linkcode SYNC_USAGE}: its rowid is the position. */
+const USAGE_COLUMNS = SYNC_USAGE.columns.replace(/^seq,/, "rowid AS seq,");
 
-function usageRecords(rows: readonly UsageRow[]): SyncUsage[] {
-  return rows.map((row) => {
-    const usage: SyncUsage["usage"] = {
-      agent: row.agent,
-      session_id: row.session_id,
-      ts: row.ts,
-      usage_key: row.usage_key,
-      input_tokens: row.input_tokens,
-      output_tokens: row.output_tokens,
-      cache_read_tokens: row.cache_read_tokens,
-      cache_write_tokens: row.cache_write_tokens,
-      cache_write_1h_tokens: row.cache_write_1h_tokens,
-      reasoning_tokens: row.reasoning_tokens,
-      web_search_requests: row.web_search_requests,
-      calls: row.calls,
-    };
-    if (row.model !== null) usage.model = row.model;
-    if (row.service_tier !== null) usage.service_tier = row.service_tier;
-    if (row.speed !== null) usage.speed = row.speed;
-    if (row.inference_geo !== null) usage.inference_geo = row.inference_geo;
-    if (row.context_window !== null) usage.context_window = row.context_window;
-    if (row.reported_cost_usd !== null) usage.reported_cost_usd = row.reported_cost_usd;
-    return { seq: row.seq, usage };
-  });
+/** Usage rows as a push carries them, under their positions. */
+export function syncUsages(rows: readonly SyncUsageRow[]): SyncUsage[] {
+  return rows.map((row) => ({ seq: row.seq, usage: asRecord(row, row.usage_key) }));
 }
 
 /** Model calls after position `after` up to `through`, oldest first, at most `limit`. */
@@ -274,7 +279,7 @@ export function usageAfter(
   through: number,
   limit: number,
 ): SyncUsage[] {
-  return usageRecords(USAGE_ROW.all(
+  return syncUsages(SYNC_USAGE.all(
     prepared(
       db,
       `SELECT ${USAGE_COLUMNS} FROM usage WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?`,
@@ -292,7 +297,7 @@ export function usageOfSessions(
   through: number,
 ): SyncUsage[] {
   if (sessionIds.length === 0 || through <= 0) return [];
-  return usageRecords(USAGE_ROW.all(
+  return syncUsages(SYNC_USAGE.all(
     prepared(
       db,
       `SELECT ${USAGE_COLUMNS} FROM usage
@@ -302,28 +307,48 @@ export function usageOfSessions(
 }
 
 /**
- * The sessions that records at positions after `after` up to `through` belong to, in id
- * order: whose facts, calls and outcomes a sync run sends again.
+ * The statement listing the sessions that records at positions in three ranges (events',
+ * messages', calls') belong to, in id order by bytes (`byBytes`: the collation that orders so,
+ * none on SQLite); a call's position is `usagePosition`; its parameters are
+ * {@linkcode sessionsTouchedParams}, bound by `placeholder` (shared with the PostgreSQL store).
  */
-export function sessionsTouched(db: DatabaseSync, after: SyncMarks, through: SyncMarks): string[] {
-  const rows = prepared(
-    db,
-    `SELECT session_id FROM events WHERE id > ? AND id <= ?
-     UNION SELECT session_id FROM messages WHERE id > ? AND id <= ?
-     UNION SELECT session_id FROM usage WHERE rowid > ? AND rowid <= ?
-     ORDER BY session_id`,
-  ).all(
+export function sessionsTouchedSql(
+  usagePosition: string,
+  placeholder: (n: number) => string = () => "?",
+  byBytes = "",
+): string {
+  const range = (position: string, n: number) =>
+    `${position} > ${placeholder(n)} AND ${position} <= ${placeholder(n + 1)}`;
+  return `SELECT session_id FROM (
+      SELECT session_id FROM events WHERE ${range("id", 1)}
+      UNION SELECT session_id FROM messages WHERE ${range("id", 3)}
+      UNION SELECT session_id FROM usage WHERE ${range(usagePosition, 5)}
+    ) AS touched ORDER BY session_id${byBytes}`;
+}
+
+/** The parameters of {@linkcode sessionsTouchedSql}: each table's range. */
+export function sessionsTouchedParams(after: SyncMarks, through: SyncMarks): number[] {
+  return [
     after.events,
     through.events,
     after.messages,
     through.messages,
     after.usage,
     through.usage,
-  );
-  return rows.map((row) => String(row.session_id));
+  ];
 }
 
-interface OutcomeRow {
+/**
+ * The sessions that records at positions after `after` up to `through` belong to, in id
+ * order: whose facts, calls and outcomes a sync run sends again.
+ */
+export function sessionsTouched(db: DatabaseSync, after: SyncMarks, through: SyncMarks): string[] {
+  return prepared(db, sessionsTouchedSql("rowid")).all(...sessionsTouchedParams(after, through))
+    .map((row) => String(row.session_id));
+}
+
+/** A stored tool outcome as a push reads it. */
+export interface SyncOutcomeRow {
   session_id: string;
   tool_use_id: string;
   agent: string;
@@ -333,26 +358,34 @@ interface OutcomeRow {
   error: string | null;
 }
 
-const OUTCOME_ROW = new RowReader<OutcomeRow>("sync tool outcome", {
-  session_id: "text",
-  tool_use_id: "text",
-  agent: "text",
-  ts: "number",
-  success: "number",
-  exit_code: "number?",
-  error: "text?",
-});
+/** Reads the tool outcomes a push carries (both backends select its columns). */
+export const SYNC_OUTCOME: RowReader<SyncOutcomeRow> = new RowReader<SyncOutcomeRow>(
+  "sync tool outcome",
+  {
+    session_id: "text",
+    tool_use_id: "text",
+    agent: "text",
+    ts: "number",
+    success: "number",
+    exit_code: "number?",
+    error: "text?",
+  },
+);
 
 /** The tool outcomes recorded for some sessions, by session and call. */
 export function toolOutcomesOf(db: DatabaseSync, sessionIds: readonly string[]): ToolOutcome[] {
   if (sessionIds.length === 0) return [];
-  const rows = OUTCOME_ROW.all(
+  return syncOutcomes(SYNC_OUTCOME.all(
     prepared(
       db,
-      `SELECT session_id, tool_use_id, agent, ts, success, exit_code, error FROM tool_outcomes
+      `SELECT ${SYNC_OUTCOME.columns} FROM tool_outcomes
        WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, tool_use_id`,
     ).all(JSON.stringify(sessionIds)),
-  );
+  ));
+}
+
+/** Outcome rows as a push carries them: those of the agents this Vantage knows. */
+export function syncOutcomes(rows: readonly SyncOutcomeRow[]): ToolOutcome[] {
   return rows.filter((row) => AGENTS.has(row.agent)).map((row) => {
     const outcome: ToolOutcome = {
       agent: row.agent as AgentName,

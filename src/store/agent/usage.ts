@@ -98,7 +98,7 @@ const MERGED_COUNTS = [
 ] as const;
 
 /** A stored call as the record it was stored from (what `priceOf` prices). */
-export function asRecord(row: UsageRow, key: string): CountedUsage {
+export function asRecord(row: Omit<UsageRow, "cost_usd" | "priced">, key: string): CountedUsage {
   const record: CountedUsage = {
     agent: row.agent,
     session_id: row.session_id,

@@ -11,7 +11,9 @@
  *   projects) use the "C" collation: byte order, as SQLite compares text,
  *   whatever the database's locale.
  * - `sessions.seq` stands for SQLite's rowid: the order sessions were
- *   created in, which the change feed follows.
+ *   created in, which the change feed follows. `usage.seq` too: the
+ *   position `vantage sync` reads a store's calls from (a merge of grown
+ *   figures updates the row and keeps it).
  * - `messages.search` is the full-text index SQLite keeps in a file of its
  *   own (search.db): a generated `tsvector` (the `simple` configuration: no
  *   stemming, as FTS5's unicode61) over the text — a tool message's first
@@ -181,6 +183,15 @@ export const PG_AGENT_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN host text;
       ALTER TABLE sessions ADD COLUMN person text;
       ALTER TABLE sessions ADD COLUMN host text;
+    `,
+  },
+  {
+    version: 26,
+    name: "a position for each model call, which vantage sync reads a store's calls by",
+    sql: `
+      -- SQLite's rowid, which a push of a SQLite store counts calls by; the calls stored before
+      -- are numbered in the order the table holds them, and a push's first run sends them all.
+      ALTER TABLE usage ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE;
     `,
   },
 ];

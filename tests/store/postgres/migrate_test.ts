@@ -36,7 +36,12 @@ async function pool(url: string, max = 2): Promise<PgPool> {
  * Columns and tables PostgreSQL adds for what SQLite keeps elsewhere (rowid, the search.db and
  * docs-index.db indexes).
  */
-const PG_ONLY = new Set(["sessions.seq", "messages.search", "docs_graph_edges.seq"]);
+const PG_ONLY = new Set([
+  "sessions.seq",
+  "usage.seq",
+  "messages.search",
+  "docs_graph_edges.seq",
+]);
 const PG_ONLY_TABLES = new Set(["docs_search"]);
 
 /** SQLite's tables for its files beside the database (sealed vector files), none on PostgreSQL. */

@@ -11,7 +11,6 @@
  */
 import type { AgentStore, MessageSearch } from "../../agent/agent_store.ts";
 import { bindQueryable } from "../binding.ts";
-import { withPending } from "../pending_area.ts";
 import type { PgQueryable } from "../connection.ts";
 import * as cursorsAndOutcomes from "./cursors_and_outcomes.ts";
 import * as events from "./events.ts";
@@ -44,11 +43,7 @@ const PG_AGENT_FUNCTIONS = {
  * ```
  */
 export function pgAgentStore(q: PgQueryable): AgentStore<"async"> {
-  // What a laptop reads to push its history stays on SQLite (see sync_records.ts).
-  return withPending<AgentStore<"async">>(
-    bindQueryable(q, PG_AGENT_FUNCTIONS),
-    "reading a store to push it with vantage sync",
-  );
+  return bindQueryable(q, PG_AGENT_FUNCTIONS);
 }
 
 /** The PostgreSQL message search: the `tsvector` index is part of each message's row. */
