@@ -845,6 +845,22 @@ conformance("session ids by prefix, sub-agents and their totals", async (b) => {
   assert.deepEqual(await agents.subagentTotals([]), new Map());
 });
 
+conformance("sessions by exact ids: those that exist, once each, in id order", async (b) => {
+  await seedSessions(b);
+  const { agents } = b;
+  const ids = (rows: Array<{ session_id: string }>) => rows.map((r) => r.session_id);
+  const asked = ["cx1", "a1/agent-x", "nope", "c_1", "a1", "cx1", "a1", "a"];
+  const found = await agents.getSessions(asked);
+  assert.deepEqual(ids(found), ["a1", "a1/agent-x", "c_1", "cx1"]);
+  // The same rows, field for field, as reading each one alone.
+  for (const row of found) assert.deepEqual(row, await agents.getSession(row.session_id));
+  assert.equal(found[1].parent_session_id, "a1");
+  assert.equal(found[1].is_subagent, 1);
+  assert.deepEqual(await agents.getSessions([]), []);
+  assert.deepEqual(await agents.getSessions(["nope", "a1/", "A1"]), []);
+  assert.deepEqual(ids(await agents.getSessions(["b1", "b1"])), ["b1"]);
+});
+
 conformance(
   "the dashboard's filtered listing, the overview's counts, the change feed",
   async (b) => {

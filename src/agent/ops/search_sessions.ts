@@ -134,13 +134,14 @@ export const searchSessionsOperation: Operation = defineOperation({
       ? []
       : await ctx.store.agent.subagentsOf(parents, SUBAGENTS_PER_SESSION);
     const scopeIds = unscoped ? null : [...parents, ...children.map((c) => c.session_id)];
-    // Hits inside a sub-agent count for its parent; unscoped hits are looked up as they come.
-    const known = new Map<string, SessionRow | undefined>(
-      children.map((child) => [child.session_id, child]),
-    );
-    const rowOf = async (id: string): Promise<SessionRow | undefined> => {
-      if (!known.has(id)) known.set(id, await ctx.store.agent.getSession(id));
-      return known.get(id);
+    // The session rows the answer needs: a scope's are read above; an unscoped search reads its
+    // hits' sessions in one statement after the search, and their sub-agents' parents in one more
+    // (on PostgreSQL a read per hit was a round trip each, most of a search's time).
+    const rows = new Map<string, SessionRow>([...scope, ...children].map((s) => [s.session_id, s]));
+    const readMissing = async (ids: Iterable<string>): Promise<void> => {
+      const missing = [...new Set(ids)].filter((id) => !rows.has(id));
+      if (missing.length === 0) return;
+      for (const row of await ctx.store.agent.getSessions(missing)) rows.set(row.session_id, row);
     };
     const expression = ftsExpression(input.query);
     // Matches are walked newest first up to a cap sized to what the answer shows, so a word in
@@ -168,13 +169,18 @@ export const searchSessionsOperation: Operation = defineOperation({
       hits = found.rows;
       substringPartial = !found.scanned_all;
     }
-    // The sub-agent behind each hit's session, looked up once per session.
-    const subagents = new Map<string, SessionRow | undefined>();
+    if (unscoped) await readMissing(hits.map((hit) => hit.session_id));
+    // Hits inside a sub-agent count for its parent, whose row is read with any others missing.
+    const subagents = new Map<string, SessionRow>();
+    const parentsOfHits: string[] = [];
     for (const id of new Set(hits.map((hit) => hit.session_id))) {
-      if (!unscoped && !known.has(id)) continue;
-      const row = await rowOf(id);
-      if (row?.is_subagent === 1 && row.parent_session_id !== null) subagents.set(id, row);
+      const row = rows.get(id);
+      if (row?.is_subagent === 1 && row.parent_session_id !== null) {
+        subagents.set(id, row);
+        parentsOfHits.push(row.parent_session_id);
+      }
     }
+    await readMissing(parentsOfHits);
     const subagentOf = (id: string): SessionRow | undefined => subagents.get(id);
     const bySession = new Map<string, MessageRow[]>();
     for (const hit of hits) {
@@ -183,12 +189,10 @@ export const searchSessionsOperation: Operation = defineOperation({
       list.push(hit);
       bySession.set(root, list);
     }
-    const sessionRows = new Map(scope.map((s) => [s.session_id, s]));
     const entries = [];
     for (const [sessionId, sessionHits] of bySession) {
       if (entries.length === limit) break;
-      // Unscoped searches have no preloaded rows; fetch the few sessions shown.
-      const row = sessionRows.get(sessionId) ?? await ctx.store.agent.getSession(sessionId);
+      const row = rows.get(sessionId);
       if (row === undefined) continue;
       entries.push({
         ...summarizeSession(row, ctx.now),

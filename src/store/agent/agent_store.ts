@@ -61,6 +61,7 @@ import {
   activeProjects,
   activeSessionsByAgent,
   getSession,
+  getSessions,
   latestSessionFor,
   listSessions,
   listSessionsFiltered,
@@ -160,6 +161,8 @@ export interface AgentStore<M extends StoreMode = "sync"> {
 
   /** One session by exact id. */
   getSession(sessionId: string): Answer<SessionRow | undefined, M>;
+  /** The sessions of some exact ids that exist, in id order, each once. */
+  getSessions(sessionIds: readonly string[]): Answer<SessionRow[], M>;
   /** Sessions whose id starts with a prefix, newest first. */
   sessionsByPrefix(prefix: string, limit: number): Answer<SessionRow[], M>;
   /** The sub-agent sessions of some parents, oldest first within each. */
@@ -330,6 +333,7 @@ const SQLITE_AGENT_FUNCTIONS = {
   recordToolOutcomes,
   findToolOutcome,
   getSession,
+  getSessions,
   sessionsByPrefix,
   subagentsOf,
   subagentTotals,

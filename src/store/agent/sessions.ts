@@ -208,6 +208,21 @@ export function getSession(db: DatabaseSync, sessionId: string): SessionRow | un
 }
 
 /**
+ * The sessions of some exact ids that exist, in id order, each once however often its id is
+ * asked for (a caller with many ids pays one statement, not one per id).
+ */
+export function getSessions(db: DatabaseSync, sessionIds: readonly string[]): SessionRow[] {
+  if (sessionIds.length === 0) return [];
+  return SESSION.all(
+    prepared(
+      db,
+      `SELECT ${SESSION.columns} FROM sessions
+       WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id`,
+    ).all(JSON.stringify(sessionIds)),
+  );
+}
+
+/**
  * Sessions whose id starts with `prefix`, newest first (at most `limit`). A sub-agent
  * (`<parent>/agent-<id>`) matches only when its parent does not: a prefix of the parent's id
  * names the parent.

@@ -70,6 +70,17 @@ export function getSession(q: PgQueryable, sessionId: string): Promise<SessionRo
   );
 }
 
+/** The sessions of some exact ids that exist, in id order, each once (one statement). */
+export function getSessions(q: PgQueryable, sessionIds: readonly string[]): Promise<SessionRow[]> {
+  if (sessionIds.length === 0) return Promise.resolve([]);
+  return readRows(
+    q,
+    SESSION,
+    `SELECT ${SESSION.columns} FROM sessions WHERE session_id = ANY($1::text[]) ORDER BY session_id`,
+    [sessionIds],
+  );
+}
+
 /** Sessions whose id starts with `prefix`, newest first; a sub-agent only when its parent does not match. */
 export function sessionsByPrefix(
   q: PgQueryable,
