@@ -133,8 +133,8 @@ export const MODEL_CALLS: CallTable<ModelCallInput, ModelCallRow> = callTable(
   }),
 );
 
-/** Where the columns counting reads are in a merged model call's row. */
-const M = {
+/** Where the columns counting reads are in a merged model call's row (both backends). */
+export const MODEL_CALL_COLUMN = {
   model: columnIndex(MODEL_CALLS, "model"),
   requestId: columnIndex(MODEL_CALLS, "request_id"),
   input: columnIndex(MODEL_CALLS, "input_tokens"),
@@ -146,6 +146,8 @@ const M = {
   usageKey: columnIndex(MODEL_CALLS, "usage_key"),
   counted: columnIndex(MODEL_CALLS, "counted"),
 };
+
+const M = MODEL_CALL_COLUMN;
 
 /** One part's model call records, merged among themselves. */
 export type PreparedModelCalls = PreparedCalls<ModelCallInput, ModelCallRow>;

@@ -7,8 +7,9 @@
  * @module
  */
 import type { CallPrice, CountedUsage } from "../../../model/agent_records.ts";
-import { AGENT, type CallRow, columnIndex, KEY, SESSION } from "../../telemetry/call_merge.ts";
+import { AGENT, type CallRow, KEY, SESSION } from "../../telemetry/call_merge.ts";
 import {
+  MODEL_CALL_COLUMN,
   MODEL_CALL_COUNT,
   MODEL_CALLS,
   type ModelCallRow,
@@ -59,18 +60,7 @@ const MODEL_CALL_TYPES: Record<keyof ModelCallRow, string> = {
 const MODEL_CALL_WRITER = callWriter(MODEL_CALLS, MODEL_CALL_TYPES);
 
 /** Where the columns counting reads are in a merged model call's row. */
-const M = {
-  model: columnIndex(MODEL_CALLS, "model"),
-  requestId: columnIndex(MODEL_CALLS, "request_id"),
-  input: columnIndex(MODEL_CALLS, "input_tokens"),
-  output: columnIndex(MODEL_CALLS, "output_tokens"),
-  cacheRead: columnIndex(MODEL_CALLS, "cache_read_tokens"),
-  cacheWrite: columnIndex(MODEL_CALLS, "cache_write_tokens"),
-  reasoning: columnIndex(MODEL_CALLS, "reasoning_tokens"),
-  outside: columnIndex(MODEL_CALLS, "outside_transcript"),
-  usageKey: columnIndex(MODEL_CALLS, "usage_key"),
-  counted: columnIndex(MODEL_CALLS, "counted"),
-};
+const M = MODEL_CALL_COLUMN;
 
 const TRANSCRIPT_KEY = new RowReader<{ request_id: string; usage_key: string }>(
   "transcript usage key",
