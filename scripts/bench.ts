@@ -3,7 +3,8 @@
  * beside a reference measured in the same run. Suites: mcp, agent (which
  * includes redact and backfill), redact, backfill, perception, http, docs
  * (which includes grep, docs-search and docs-quality), grep, docs-search,
- * docs-quality, writers, otlp, ax, sync (default: all but those five parts).
+ * docs-quality, writers, otlp, ax, sync, team (SQLite beside PostgreSQL). The default runs
+ * all but grep, redact, docs-search, docs-quality and backfill, which agent and docs run.
  */
 import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
