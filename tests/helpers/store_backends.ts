@@ -69,3 +69,15 @@ export function storeBackends(suite: string): StoreBackend[] {
     { name: "postgres", ignore: skipWithoutPostgres(suite), open: openPostgres },
   ];
 }
+
+/** A synchronous store's answers as promises: what code written for either backend awaits. */
+export function awaited<T extends object>(
+  store: T,
+): { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<R> : never } {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(store)) {
+    out[name] = (...args: unknown[]) => Promise.resolve().then(() => fn(...args));
+  }
+  // Every method of `store` is wrapped above with the same arguments.
+  return out as never;
+}

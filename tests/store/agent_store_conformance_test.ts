@@ -35,6 +35,7 @@ import {
   skipWithoutPostgres,
   TEST_CONNECT_TIMEOUT_S,
 } from "../helpers/postgres_cluster.ts";
+import { awaited } from "../helpers/store_backends.ts";
 
 /** One backend under test, opened empty. */
 interface Backend {
@@ -46,18 +47,6 @@ interface Backend {
   /** The change feed's session position now (SQLite's rowid, PostgreSQL's seq). */
   sessionMark(): Promise<number>;
   close(): Promise<void>;
-}
-
-/** A synchronous store's answers as promises: what code written for either backend awaits. */
-function awaited<T extends object>(
-  store: T,
-): { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<R> : never } {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(store)) {
-    out[name] = (...args: unknown[]) => Promise.resolve().then(() => fn(...args));
-  }
-  // Every method of `store` is wrapped above with the same arguments.
-  return out as never;
 }
 
 async function openSqlite(): Promise<Backend> {

@@ -24,6 +24,7 @@ import {
   skipWithoutPostgres,
   TEST_CONNECT_TIMEOUT_S,
 } from "../helpers/postgres_cluster.ts";
+import { awaited } from "../helpers/store_backends.ts";
 
 interface Backend {
   agents: AgentStore<"async">;
@@ -31,15 +32,6 @@ interface Backend {
   /** Counts rows of a table. */
   count(table: string): Promise<number>;
   close(): Promise<void>;
-}
-
-/** A synchronous store's answers as promises. */
-function awaited<T extends object>(store: T): unknown {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(store)) {
-    out[name] = (...args: unknown[]) => Promise.resolve().then(() => fn(...args));
-  }
-  return out;
 }
 
 function openSqlite(): Promise<Backend> {
