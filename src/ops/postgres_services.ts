@@ -10,6 +10,7 @@ import { VantageError } from "../core/errors.ts";
 import type { PostgresStore } from "../store/postgres/postgres_store.ts";
 import {
   DATABASE,
+  DOCUMENT_SEARCH,
   MESSAGE_INDEX,
   MESSAGE_SEARCH,
   QUERY_RUNNER,
@@ -39,10 +40,12 @@ export function notOnPostgres(what: string): VantageError {
 export function providePostgresStore(services: Services, opened: PostgresStore): Services {
   services.provide(STORE, () => opened.store);
   services.provide(MESSAGE_SEARCH, () => opened.messageSearch);
+  services.provide(DOCUMENT_SEARCH, () => opened.docsSearch);
   // The store closes its query connections; the services must not close them first.
   services.provide(QUERY_RUNNER, () => opened.queries);
   const pending = [
-    [DATABASE, "document memory"],
+    // The document operations not yet written over the store's interfaces reach for it.
+    [DATABASE, "this part of document memory"],
     [READ_ONLY_DATABASE, "the SQLite store's read-only connection"],
     [MESSAGE_INDEX, "the SQLite message index"],
   ] as const;

@@ -11,6 +11,7 @@ import type { MessageSearch } from "../store/agent/agent_store.ts";
 import type { ReadOnlyQueries } from "../store/query/readonly_query.ts";
 import type { StoreMode } from "../store/repository.ts";
 import type { Store } from "../store/store.ts";
+import type { PgDocsSearch } from "../store/postgres/docs/docs_store.ts";
 import { type ServiceKey, serviceKey } from "./services.ts";
 
 /** Where the data home and its files are. */
@@ -30,6 +31,14 @@ export const STORE: ServiceKey<Store<StoreMode>> = serviceKey<Store<StoreMode>>(
 export const MESSAGE_SEARCH: ServiceKey<MessageSearch<StoreMode>> = serviceKey<
   MessageSearch<StoreMode>
 >("message search");
+
+/**
+ * Keyword search over documents kept by a database server (PostgreSQL's `tsvector` index).
+ * Provided only on such a store: on SQLite, document search reads the data home's index file.
+ */
+export const DOCUMENT_SEARCH: ServiceKey<PgDocsSearch> = serviceKey<PgDocsSearch>(
+  "document search",
+);
 
 /** A read-only connection: SQLite itself refuses any write through it. */
 export const READ_ONLY_DATABASE: ServiceKey<DatabaseSync> = serviceKey<DatabaseSync>(

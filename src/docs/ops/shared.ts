@@ -19,13 +19,27 @@ import type { IngestReport } from "../doc_ingest.ts";
 import { configuredEmbedder } from "../embedding_config.ts";
 import type { Embedder } from "../embedder.ts";
 import type { DatabaseSync } from "../../store/database.ts";
+import type { DocsStore } from "../../store/docs/docs_store.ts";
+import type { PgDocsSearch } from "../../store/postgres/docs/docs_store.ts";
+import type { StoreMode } from "../../store/repository.ts";
 import type { OperationContext } from "../../ops/operation.ts";
-import { CLOCK, DATABASE, PATHS, ROOTS } from "../../ops/service_keys.ts";
+import { CLOCK, DATABASE, DOCUMENT_SEARCH, PATHS, ROOTS, STORE } from "../../ops/service_keys.ts";
 
 /** Everything a document operation reads from its context. */
 export interface DocsContext {
-  /** The store. */
-  db: DatabaseSync;
+  /**
+   * The data home's SQLite connection, for the parts of the engine that work on SQLite's own
+   * files (chunk packs, the search index file, sealed vectors). Opened when first read; on a
+   * PostgreSQL store reading it throws `unavailable`, naming the part.
+   */
+  readonly db: DatabaseSync;
+  /** The document store on whichever backend this process serves from (await every answer). */
+  readonly store: DocsStore<StoreMode>;
+  /**
+   * A database server's keyword search over documents; undefined on SQLite, whose search reads
+   * the data home's index file.
+   */
+  readonly serverSearch: PgDocsSearch | undefined;
   /** Now, ms. */
   now: number;
   /** The embedder configured for this process. */
@@ -41,7 +55,13 @@ export function docsContext(context: OperationContext): DocsContext {
   const services = context.services;
   const paths: VantagePaths | undefined = services.has(PATHS) ? services.get(PATHS) : undefined;
   return {
-    db: services.get(DATABASE),
+    get db() {
+      return services.get(DATABASE);
+    },
+    get store() {
+      return services.get(STORE).docs;
+    },
+    serverSearch: services.has(DOCUMENT_SEARCH) ? services.get(DOCUMENT_SEARCH) : undefined,
     now: services.has(CLOCK) ? services.get(CLOCK)() : Date.now(),
     embedder: configuredEmbedder(),
     home: paths?.home,
