@@ -21,6 +21,8 @@ import {
   unpinDocuments,
 } from "../store/docs/doc_sessions.ts";
 import { bumpCounter } from "../store/docs/state.ts";
+import type { DocsStore } from "../store/docs/docs_store.ts";
+import type { StoreMode } from "../store/repository.ts";
 
 /** The session parameters shared by the read operations. */
 export interface SessionScopeParams {
@@ -37,10 +39,13 @@ export interface SessionScopeParams {
  * Throws when `use_session` is asked without a current session, or when a
  * named session does not exist.
  */
-export function sessionScope(db: DatabaseSync, params: SessionScopeParams): string | undefined {
+export async function sessionScope(
+  docs: DocsStore<StoreMode>,
+  params: SessionScopeParams,
+): Promise<string | undefined> {
   if (params.global_search === true) return undefined;
   if (params.session !== undefined && params.session !== "") {
-    if (sessionById(db, params.session) === undefined) {
+    if ((await docs.sessionById(params.session)) === undefined) {
       throw new VantageError("not_found", `no session named '${params.session}'`, {
         details: { session: params.session },
       });
@@ -48,7 +53,7 @@ export function sessionScope(db: DatabaseSync, params: SessionScopeParams): stri
     return params.session;
   }
   if (params.use_session === true) {
-    const current = currentSession(db);
+    const current = await docs.currentSession();
     if (current === undefined) {
       throw new VantageError(
         "invalid_arguments",

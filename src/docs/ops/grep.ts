@@ -72,7 +72,7 @@ export const grepOperation: Operation = defineOperation({
   timeoutMs: 120_000,
   async run(context, input) {
     const docs = docsContext(context);
-    const session = sessionScope(docs.db, input);
+    const session = await sessionScope(docs.store, input);
     const report = await grepDocuments(docs.db, {
       pattern: input.pattern,
       literal: input.literal,

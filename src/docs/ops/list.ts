@@ -49,10 +49,10 @@ export const listOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const docs = docsContext(context);
     const filter = {
-      session: sessionScope(docs.db, input),
+      session: await sessionScope(docs.store, input),
       isText: input.type === undefined ? undefined : input.type === "text",
       extension: input.extension,
       tags: tagList(input.tags),

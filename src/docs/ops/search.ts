@@ -60,7 +60,7 @@ export const searchOperation: Operation = defineOperation({
   async run(context, input) {
     const started = performance.now();
     const docs = docsContext(context);
-    const session = sessionScope(docs.db, input);
+    const session = await sessionScope(docs.store, input);
     const filter = { session, collection: input.collection, tags: tagList(input.tags) };
     let hits: Array<{ id: number; score: number }>;
     let total: number;

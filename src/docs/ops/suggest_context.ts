@@ -51,7 +51,7 @@ export const suggestContextOperation: Operation = defineOperation({
   },
   async run(context, input) {
     const docs = docsContext(context);
-    const session = sessionScope(docs.db, input);
+    const session = await sessionScope(docs.store, input);
     return await suggestContext(docs.db, {
       query: input.query,
       limit: input.limit,
