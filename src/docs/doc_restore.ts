@@ -18,13 +18,11 @@ import {
   type WriteTarget,
 } from "../core/confined_write.ts";
 import { VantageError } from "../core/errors.ts";
-import type { DatabaseSync } from "../store/database.ts";
-import { collectionExists, collectionPaths } from "../store/docs/collections.ts";
-import { listDocuments } from "../store/docs/document_listing.ts";
-import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
-import { snapshotById, snapshotMemberIds } from "../store/docs/snapshots.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
+import type { DocsStore } from "../store/docs/docs_store.ts";
+import type { StoreMode } from "../store/repository.ts";
 import { isDamageError } from "../store/store_health.ts";
-import { readContentPieces } from "./content_store.ts";
+import type { ContentLabel } from "./content_store.ts";
 import { createPathFilter } from "./glob.ts";
 
 /** What to restore, and where. */
@@ -89,16 +87,26 @@ export interface RestoreReport {
   files: RestoredFile[];
 }
 
+/** A stored content's verified bytes, as pieces to write in order (see stored_pieces.ts). */
+export type ContentPieces = (hash: string, label: ContentLabel) => Promise<Iterable<Uint8Array>>;
+
 /**
- * Restores documents below `request.outputDirectory`.
+ * Restores documents below `request.outputDirectory`, reading which documents through `docs`
+ * (either backend) and their bytes through `pieces`.
  *
  * @example
  * ```ts ignore
- * restoreDocuments(db, { snapshotId, outputDirectory: "/tmp/out", dryRun: false, overwrite: false });
+ * await restoreDocuments(store.docs, (hash, label) => storedPieces(docs, hash, label), {
+ *   snapshotId, outputDirectory: "/tmp/out", dryRun: false, overwrite: false, roots,
+ * });
  * ```
  */
-export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): RestoreReport {
-  const rows = selectDocuments(db, request);
+export async function restoreDocuments(
+  docs: DocsStore<StoreMode>,
+  pieces: ContentPieces,
+  request: RestoreRequest,
+): Promise<RestoreReport> {
+  const rows = await selectDocuments(docs, request);
   const filter = createPathFilter(request.include, request.exclude);
   const report: RestoreReport = {
     output_directory: request.outputDirectory,
@@ -166,7 +174,7 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
       try {
         writeConfined(
           place,
-          readContentPieces(db, row.hash, { path: row.path, id: row.id }),
+          await pieces(row.hash, { path: row.path, id: row.id }),
           { overwrite: true, modified: new Date(row.modified_at) },
         );
       } catch (error) {
@@ -193,7 +201,10 @@ export function restoreDocuments(db: DatabaseSync, request: RestoreRequest): Res
   return report;
 }
 
-function selectDocuments(db: DatabaseSync, request: RestoreRequest): DocumentRow[] {
+async function selectDocuments(
+  docs: DocsStore<StoreMode>,
+  request: RestoreRequest,
+): Promise<DocumentRow[]> {
   if (request.snapshotId === undefined && request.collection === undefined) {
     throw new VantageError(
       "invalid_arguments",
@@ -202,23 +213,23 @@ function selectDocuments(db: DatabaseSync, request: RestoreRequest): DocumentRow
   }
   let rows: DocumentRow[];
   if (request.snapshotId !== undefined) {
-    if (snapshotById(db, request.snapshotId) === undefined) {
+    if ((await docs.snapshotById(request.snapshotId)) === undefined) {
       throw new VantageError("not_found", `no snapshot '${request.snapshotId}'`, {
         details: { snapshot_id: request.snapshotId },
       });
     }
-    rows = documentsByIds(db, snapshotMemberIds(db, request.snapshotId));
+    rows = await docs.documentsByIds(await docs.snapshotMemberIds(request.snapshotId));
   } else {
-    rows = listDocuments(db, { filter: { collection: request.collection } }).rows;
+    rows = (await docs.listDocuments({ filter: { collection: request.collection } })).rows;
   }
   if (request.collection !== undefined) {
-    if (!collectionExists(db, request.collection)) {
+    if (!(await docs.collectionExists(request.collection))) {
       throw new VantageError("not_found", `no collection '${request.collection}'`, {
         details: { collection: request.collection },
       });
     }
     // Each document at the path it was given in this collection.
-    const paths = collectionPaths(db, request.collection);
+    const paths = await docs.collectionPaths(request.collection);
     rows = rows.flatMap((row) => {
       const path = paths.get(row.id);
       return path === undefined ? [] : [{ ...row, relative_path: path }];

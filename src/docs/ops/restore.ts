@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { restoreDocuments } from "../doc_restore.ts";
+import { storedPieces } from "../stored_pieces.ts";
 import { prepareWriteFolder } from "../../core/confined_write.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, globList, globsSchema, pathSchema } from "./shared.ts";
@@ -54,13 +55,15 @@ export const restoreOperation: Operation = defineOperation({
     openWorldHint: false,
   },
   timeoutMs: 600_000,
-  run(context, input) {
+  async run(context, input) {
     const docs = docsContext(context);
     // Checked (and made) before any document is read: a folder outside the roots refuses it all.
     const output = prepareWriteFolder(docs.writeRoots, input.output_directory, {
       create: !input.dry_run,
     }).folder;
-    const report = restoreDocuments(docs.db, {
+    const pieces = (hash: string, label: { path: string; id?: number }) =>
+      storedPieces(docs, hash, label);
+    const report = await restoreDocuments(docs.store, pieces, {
       roots: docs.writeRoots,
       collection: input.collection,
       snapshotId: input.snapshot_id,
