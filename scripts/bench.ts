@@ -3,8 +3,9 @@
  * beside a reference measured in the same run. Suites: mcp, agent (which
  * includes redact and backfill), redact, backfill, perception, http, docs
  * (which includes grep, docs-search and docs-quality), grep, docs-search,
- * docs-quality, writers, otlp, ax, sync, team (SQLite beside PostgreSQL). The default runs
- * all but grep, redact, docs-search, docs-quality and backfill, which agent and docs run.
+ * docs-quality, writers, otlp, ax, sync, team (SQLite beside PostgreSQL, sync included). The
+ * default runs all but grep, redact, docs-search, docs-quality, backfill and sync, which agent,
+ * docs and team run.
  */
 import { benchAgent, benchBackfillOnly } from "./bench/agent.ts";
 import { benchAx } from "./bench/ax.ts";
@@ -15,7 +16,7 @@ import { benchOtlp } from "./bench/otlp.ts";
 import { benchPerception } from "./bench/perception.ts";
 import { benchRedaction } from "./bench/redaction.ts";
 import { benchSync } from "./bench/sync.ts";
-import { benchTeam } from "./bench/team.ts";
+import { BENCH_SETTINGS, benchTeam } from "./bench/team.ts";
 import { benchWriters } from "./bench/writers.ts";
 
 const suites: Record<string, () => Promise<void>> = {
@@ -43,17 +44,18 @@ const suites: Record<string, () => Promise<void>> = {
   writers: () => benchWriters(),
   otlp: () => benchOtlp(),
   ax: () => benchAx(),
-  sync: () => benchSync(),
+  // Bulk sync to a team server on SQLite and on PostgreSQL (team runs it too).
+  sync: () => benchSync(60, { settings: BENCH_SETTINGS }),
   // Team mode (also in the default run): 50 hook writers, search at 1M messages and storage,
-  // on SQLite and PostgreSQL.
+  // and bulk sync, on SQLite and PostgreSQL.
   team: () => benchTeam(),
 };
 
-// grep, docs-search and docs-quality run inside docs, agent runs redact and backfill itself: the default list
-// leaves them out.
+// grep, docs-search and docs-quality run inside docs, agent runs redact and backfill itself, team
+// runs sync: the default list leaves them out.
 const wanted = Deno.args.length === 0
   ? Object.keys(suites).filter((name) =>
-    !["grep", "redact", "docs-search", "docs-quality", "backfill"].includes(name)
+    !["grep", "redact", "docs-search", "docs-quality", "backfill", "sync"].includes(name)
   )
   : Deno.args;
 for (const name of wanted) {

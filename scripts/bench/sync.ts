@@ -1,7 +1,8 @@
 /**
  * Bulk sync throughput: a laptop store filled by `vantage ingest` from a
  * generated Claude Code corpus, pushed whole by `vantage sync` to a team
- * `serve` (SQLite), beside two references measured in the same run on the
+ * `serve` on SQLite and to one on PostgreSQL (a throwaway cluster, when
+ * PostgreSQL is installed), beside two references measured in the same run on the
  * same store: the `vantage ingest` that filled it (the same records stored
  * from their transcripts), and `vantage sync` to a stand-in server that
  * only reads each batch and acknowledges it (what reading, encoding and
@@ -11,7 +12,12 @@ import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
 import { permissionFlags } from "../../src/core/permissions.ts";
 import { prng, writeClaudeTranscript, ZipfVocabulary } from "../lib/claude_corpus.ts";
-import { denoDir, MAIN, startServe } from "./serve_process.ts";
+import {
+  POSTGRES_MISSING,
+  type PostgresCluster,
+  startPostgresClusterWith,
+} from "../../tests/helpers/postgres_cluster.ts";
+import { childEnv, denoDir, MAIN, startServe } from "./serve_process.ts";
 import { printTable } from "./stats.ts";
 
 interface Timed {
@@ -83,8 +89,29 @@ function standIn(): { url: string; bytes: () => number; close(): Promise<void> }
   };
 }
 
-/** Prints sync throughput beside its references. */
-export async function benchSync(totalMb = 60): Promise<void> {
+/** Issues the person token `name` with the real `vantage team add-user`, on `store` when given. */
+async function addBenchUser(home: string, dataHome: string, store?: string): Promise<string> {
+  const added = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "team", "add-user", "bench"],
+    env: childEnv(home, dataHome, store),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!added.success) {
+    throw new Error(`team add-user failed: ${new TextDecoder().decode(added.stderr)}`);
+  }
+  return new TextDecoder().decode(added.stdout).trim();
+}
+
+/**
+ * Prints sync throughput beside its references. A team server on PostgreSQL is measured in the
+ * same run on `cluster` when one is given, else on a throwaway cluster started here with
+ * `settings` (none when PostgreSQL is not installed: SQLite's figures are printed alone).
+ */
+export async function benchSync(
+  totalMb = 60,
+  options: { cluster?: PostgresCluster; settings?: string[] } = {},
+): Promise<void> {
   const work = await Deno.makeTempDir({ prefix: "vantage-bench-sync-" });
   const laptop = join(work, "laptop");
   const dataHome = join(laptop, ".vantage");
@@ -113,15 +140,11 @@ export async function benchSync(totalMb = 60): Promise<void> {
   const paths = { ...resolvePaths(dataHome), userHome: laptop };
   const stand = standIn();
   let team: Deno.ChildProcess | undefined;
+  let pgTeam: Deno.ChildProcess | undefined;
+  let ownCluster: PostgresCluster | undefined;
   try {
     const ingest = await timedCli(["ingest", "--json"], env, paths);
-    const added = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "team", "add-user", "bench"],
-      env: { ...base, HOME: teamHome, VANTAGE_HOME: teamData },
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    const token = new TextDecoder().decode(added.stdout).trim();
+    const token = await addBenchUser(teamHome, teamData);
     const started = await startServe(teamHome, teamData);
     team = started.child;
     const teamUrl = `http://127.0.0.1:${started.port}`;
@@ -133,6 +156,33 @@ export async function benchSync(totalMb = 60): Promise<void> {
       ...env,
       VANTAGE_TEAM_TOKEN: token,
     }, paths);
+    let toPostgres: Timed | undefined;
+    let cluster = options.cluster;
+    if (cluster === undefined && POSTGRES_MISSING === undefined) {
+      cluster = ownCluster = await startPostgresClusterWith({
+        foreground: true,
+        settings: options.settings ?? [],
+      });
+    }
+    if (cluster !== undefined) {
+      const store = await cluster.createDatabase("bench_sync");
+      const pgHome = join(work, "team-postgres");
+      const pgData = join(pgHome, ".vantage");
+      await Deno.mkdir(pgHome, { recursive: true });
+      const pgToken = await addBenchUser(pgHome, pgData, store);
+      const pgStarted = await startServe(pgHome, pgData, store);
+      pgTeam = pgStarted.child;
+      toPostgres = await timedCli(
+        ["sync", "--to", `http://127.0.0.1:${pgStarted.port}`, "--json"],
+        {
+          ...env,
+          VANTAGE_TEAM_TOKEN: pgToken,
+        },
+        paths,
+      );
+    } else {
+      console.log(`PostgreSQL skipped (SQLite measured alone): ${POSTGRES_MISSING}`);
+    }
     const payload = toTeam.output.bytes as number;
     console.log(
       `\nbulk sync: ${
@@ -154,6 +204,9 @@ export async function benchSync(totalMb = 60): Promise<void> {
       row("vantage ingest of the transcripts (reference)", ingest, undefined),
       row("vantage sync → a server that only reads (reference)", toStand, stand.bytes()),
       row("vantage sync → team serve (SQLite)", toTeam, payload),
+      ...(toPostgres === undefined
+        ? []
+        : [row("vantage sync → team serve (PostgreSQL)", toPostgres, toPostgres.output.bytes)]),
     ]);
     console.log(
       `stored on the team server: ${toTeam.output.stored.messages} messages, ` +
@@ -161,9 +214,20 @@ export async function benchSync(totalMb = 60): Promise<void> {
           (toTeam.seconds / ingest.seconds).toFixed(2)
         }×, team/stand-in ${(toTeam.seconds / toStand.seconds).toFixed(2)}×`,
     );
+    if (toPostgres !== undefined) {
+      console.log(
+        `stored on the PostgreSQL team server: ${toPostgres.output.stored.messages} messages, ` +
+          `${toPostgres.output.stored.usage} model calls; PostgreSQL/SQLite time ${
+            (toPostgres.seconds / toTeam.seconds).toFixed(2)
+          }×`,
+      );
+    }
   } finally {
-    team?.kill("SIGTERM");
-    await team?.status;
+    for (const child of [team, pgTeam]) {
+      child?.kill("SIGTERM");
+      await child?.status;
+    }
+    ownCluster?.stop();
     await stand.close();
     await Deno.remove(work, { recursive: true }).catch(() => {});
   }

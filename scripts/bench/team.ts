@@ -29,6 +29,7 @@ import {
 } from "../../tests/helpers/postgres_cluster.ts";
 import { childEnv, MAIN, startServe } from "./serve_process.ts";
 import { percentile, printTable } from "./stats.ts";
+import { benchSync } from "./sync.ts";
 import { benchTeamSearch } from "./team_search.ts";
 
 /** Concurrent hook writers, as the issue asks. */
@@ -41,7 +42,7 @@ const HOOKS_PER_WRITER = 400;
  * The bench cluster's settings, after the test cluster's: PostgreSQL's default durability (the
  * test cluster turns it off), and memory for a 1M-message load on this 24 GB machine.
  */
-const BENCH_SETTINGS = [
+export const BENCH_SETTINGS: string[] = [
   "fsync=on",
   "synchronous_commit=on",
   "full_page_writes=on",
@@ -74,6 +75,8 @@ export async function benchTeam(): Promise<void> {
     }
     await benchHookWriters(backends);
     await benchTeamSearch(cluster);
+    // Bulk sync to a team server on each backend, on the same cluster.
+    await benchSync(60, { cluster, settings: BENCH_SETTINGS });
   } finally {
     cluster?.stop();
   }
