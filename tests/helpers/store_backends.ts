@@ -81,3 +81,28 @@ export function awaited<T extends object>(
   // Every method of `store` is wrapped above with the same arguments.
   return out as never;
 }
+
+/** One backend of a suite that works on its own view of the store (its areas, awaited). */
+export interface ViewBackend<B> {
+  /** "sqlite" or "postgres". */
+  name: string;
+  /** True where the backend cannot run here. */
+  ignore: boolean;
+  /** Opens a fresh, migrated, empty store and gives the suite's view of it. */
+  open(): Promise<B & Pick<OpenStore, "count" | "close">>;
+}
+
+/** {@linkcode storeBackends}, each store opened as `view` sees it. */
+export function storeBackendsAs<B>(
+  suite: string,
+  view: (opened: OpenStore) => B,
+): ViewBackend<B>[] {
+  return storeBackends(suite).map((backend) => ({
+    name: backend.name,
+    ignore: backend.ignore,
+    async open() {
+      const opened = await backend.open();
+      return { ...view(opened), count: opened.count, close: opened.close };
+    },
+  }));
+}

@@ -6,25 +6,11 @@
  * writes and finds them equal.
  */
 import assert from "node:assert/strict";
-import { type AgentStore, sqliteAgentStore } from "../../src/store/agent/agent_store.ts";
-import { openDatabase } from "../../src/store/database.ts";
+import type { AgentStore } from "../../src/store/agent/agent_store.ts";
 import type { AnomalyEmission } from "../../src/store/perception/anomalies.ts";
 import type { PerceptionQuery } from "../../src/store/perception/perception_bundle.ts";
-import {
-  type PerceptionStore,
-  sqlitePerceptionStore,
-} from "../../src/store/perception/perception_store.ts";
-import { pgAgentStore } from "../../src/store/postgres/agent/agent_store.ts";
-import { openPgPool } from "../../src/store/postgres/connection.ts";
-import { migratePostgres } from "../../src/store/postgres/migrate.ts";
-import { pgPerceptionStore } from "../../src/store/postgres/perception/perception_store.ts";
-import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
-import {
-  sharedPostgresCluster,
-  skipWithoutPostgres,
-  TEST_CONNECT_TIMEOUT_S,
-} from "../helpers/postgres_cluster.ts";
-import { awaited } from "../helpers/store_backends.ts";
+import type { PerceptionStore } from "../../src/store/perception/perception_store.ts";
+import { awaited, storeBackendsAs } from "../helpers/store_backends.ts";
 
 interface Backend {
   agents: AgentStore<"async">;
@@ -34,38 +20,15 @@ interface Backend {
   close(): Promise<void>;
 }
 
-function openSqlite(): Promise<Backend> {
-  const db = openDatabase(":memory:");
-  return Promise.resolve({
-    agents: awaited(sqliteAgentStore(db)) as AgentStore<"async">,
-    perception: awaited(sqlitePerceptionStore(db)) as PerceptionStore<"async">,
-    count: (table) =>
-      Promise.resolve(Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n)),
-    close: () => Promise.resolve(db.close()),
-  });
-}
-
-async function openPostgres(): Promise<Backend> {
-  const location = parseStoreLocation(await sharedPostgresCluster().createDatabase());
-  if (location.kind !== "postgres") throw new Error("the cluster gave no postgres URL");
-  const pool = openPgPool(location, { max: 4, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
-  await migratePostgres(pool);
-  return {
-    agents: pgAgentStore(pool),
-    perception: pgPerceptionStore(pool),
-    count: async (table) => Number((await pool.query(`SELECT count(*) AS n FROM ${table}`))[0].n),
-    close: () => pool.close(),
-  };
-}
-
-const POSTGRES_IGNORED = skipWithoutPostgres(
+const BACKENDS = storeBackendsAs<Omit<Backend, "count" | "close">>(
   "the perception store conformance suite on PostgreSQL",
+  (opened) => ({
+    agents: awaited(opened.store.agent) as AgentStore<"async">,
+    perception: awaited(opened.store.perception) as PerceptionStore<"async">,
+  }),
 );
-
-const BACKENDS: Array<{ name: string; ignore: boolean; open: () => Promise<Backend> }> = [
-  { name: "sqlite", ignore: false, open: openSqlite },
-  { name: "postgres", ignore: POSTGRES_IGNORED, open: openPostgres },
-];
+const [openSqlite, openPostgres] = BACKENDS.map((backend) => () => backend.open());
+const POSTGRES_IGNORED = BACKENDS[1].ignore;
 
 const T0 = 1_767_000_000_000;
 const MIN = 60_000;

@@ -12,23 +12,9 @@ import {
   type ModelCallInput,
   type TelemetryBatch,
 } from "../../src/model/telemetry_records.ts";
-import { type AgentStore, sqliteAgentStore } from "../../src/store/agent/agent_store.ts";
-import { openDatabase } from "../../src/store/database.ts";
-import { pgAgentStore } from "../../src/store/postgres/agent/agent_store.ts";
-import { openPgPool } from "../../src/store/postgres/connection.ts";
-import { migratePostgres } from "../../src/store/postgres/migrate.ts";
-import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
-import { pgTelemetryStore } from "../../src/store/postgres/telemetry/telemetry_store.ts";
-import {
-  sqliteTelemetryStore,
-  type TelemetryStore,
-} from "../../src/store/telemetry/telemetry_store.ts";
-import {
-  sharedPostgresCluster,
-  skipWithoutPostgres,
-  TEST_CONNECT_TIMEOUT_S,
-} from "../helpers/postgres_cluster.ts";
-import { awaited } from "../helpers/store_backends.ts";
+import type { AgentStore } from "../../src/store/agent/agent_store.ts";
+import type { TelemetryStore } from "../../src/store/telemetry/telemetry_store.ts";
+import { awaited, storeBackendsAs } from "../helpers/store_backends.ts";
 
 interface Backend {
   agents: AgentStore<"async">;
@@ -38,38 +24,13 @@ interface Backend {
   close(): Promise<void>;
 }
 
-function openSqlite(): Promise<Backend> {
-  const db = openDatabase(":memory:");
-  return Promise.resolve({
-    agents: awaited(sqliteAgentStore(db)) as AgentStore<"async">,
-    telemetry: awaited(sqliteTelemetryStore(db)) as TelemetryStore<"async">,
-    count: (table) =>
-      Promise.resolve(Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n)),
-    close: () => Promise.resolve(db.close()),
-  });
-}
-
-async function openPostgres(): Promise<Backend> {
-  const location = parseStoreLocation(await sharedPostgresCluster().createDatabase());
-  if (location.kind !== "postgres") throw new Error("the cluster gave no postgres URL");
-  const pool = openPgPool(location, { max: 3, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
-  await migratePostgres(pool);
-  return {
-    agents: pgAgentStore(pool),
-    telemetry: pgTelemetryStore(pool),
-    count: async (table) => Number((await pool.query(`SELECT count(*) AS n FROM ${table}`))[0].n),
-    close: () => pool.close(),
-  };
-}
-
-const BACKENDS: Array<{ name: string; ignore: boolean; open: () => Promise<Backend> }> = [
-  { name: "sqlite", ignore: false, open: openSqlite },
-  {
-    name: "postgres",
-    ignore: skipWithoutPostgres("the telemetry store conformance suite on PostgreSQL"),
-    open: openPostgres,
-  },
-];
+const BACKENDS = storeBackendsAs<Omit<Backend, "count" | "close">>(
+  "the telemetry store conformance suite on PostgreSQL",
+  (opened) => ({
+    agents: awaited(opened.store.agent) as AgentStore<"async">,
+    telemetry: awaited(opened.store.telemetry) as TelemetryStore<"async">,
+  }),
+);
 
 const T0 = 1_767_000_000_000;
 const S = 1000;
