@@ -43,12 +43,15 @@ export interface DocsBackend {
   ): Promise<Record<string, unknown>>;
   /** Closes it (the temporary data home stays with the caller). */
   close(): Promise<void>;
+  /** PostgreSQL only: runs a statement on the database itself (to plant damage, to look). */
+  sql?: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
 }
 
 function backendOf(
   name: DocsBackend["name"],
   services: Services,
   closeMore: () => Promise<void>,
+  sql?: DocsBackend["sql"],
 ): DocsBackend {
   const catalog = builtinCatalog();
   const call = (id: string, args: Record<string, unknown>, scopes = DOCS_SCOPES) =>
@@ -69,6 +72,7 @@ function backendOf(
       services.close();
       await closeMore();
     },
+    ...(sql === undefined ? {} : { sql }),
   };
 }
 
@@ -95,7 +99,12 @@ export async function openPostgresDocs(dir: string, now = DOCS_NOW): Promise<Doc
     connectTimeoutS: TEST_CONNECT_TIMEOUT_S,
   });
   const services = providePostgresStore(servicesIn(join(dir, "postgres-home"), now), opened);
-  return backendOf("postgres", services, () => opened.close());
+  return backendOf(
+    "postgres",
+    services,
+    () => opened.close(),
+    (text, params = []) => opened.pool.query(text, params as never) as never,
+  );
 }
 
 /** Both backends, SQLite first. */

@@ -10,12 +10,13 @@
  */
 import { z } from "zod";
 import { verifyStore } from "../doc_verify.ts";
+import { verifyServerStore } from "../server_verify.ts";
 import { verifyUnopenedStore } from "../store_structure.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import { isDamageError, recordVerifyOutcome, storeFolder } from "../../store/store_health.ts";
 import { defineOperation, type Operation, type OperationContext } from "../../ops/operation.ts";
 import { DATABASE, PATHS } from "../../ops/service_keys.ts";
-import { READ_ONLY } from "./shared.ts";
+import { docsContext, READ_ONLY } from "./shared.ts";
 
 const fileStatus = z.enum([
   "ok",
@@ -131,6 +132,16 @@ export const verifyOperation: Operation = defineOperation({
   timeoutMs: 3_600_000,
   async run(context, input) {
     const startedAt = Date.now();
+    const docs = docsContext(context);
+    if (docs.serverSearch !== undefined) {
+      // A database server: no files beside it, and its health is not the data home's to record.
+      return await verifyServerStore(docs.store, docs.serverSearch, {
+        chunks: input.chunks,
+        maxDocuments: input.max_documents,
+        signal: context.signal,
+        label: "the PostgreSQL store",
+      });
+    }
     const store = openStoreOrDamage(context);
     const report = "db" in store
       ? (await verifyStore(store.db, {

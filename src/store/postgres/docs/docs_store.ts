@@ -20,6 +20,7 @@ import * as documents from "./documents.ts";
 import * as graphAndVectors from "./graph_and_vectors.ts";
 import * as listing from "./listing.ts";
 import * as queueAndState from "./queue_and_state.ts";
+import { indexedDocumentIds } from "./search_coverage.ts";
 import * as snapshotsAndSessions from "./snapshots_and_sessions.ts";
 
 const PG_DOCS_FUNCTIONS = {
@@ -50,6 +51,7 @@ const PG_DOCS_SEARCH_FUNCTIONS = {
   removeDocumentText: documentSearch.removeDocumentText,
   searchDocumentText: documentSearch.searchDocumentText,
   vectorBackend: documentSearch.vectorBackend,
+  indexedDocumentIds,
 };
 
 /** Keyword search over documents on PostgreSQL, and how the server can hold vectors. */
