@@ -11,11 +11,13 @@
  */
 import { z } from "zod";
 import { repairStore, repairUnopenedStore } from "../doc_repair.ts";
+import { repairServerStore } from "../server_repair.ts";
+import { docsContext } from "./shared.ts";
 import { configuredEmbedder } from "../embedding_config.ts";
 import { readServerLock } from "../../store/server_lock.ts";
 import { recordVerifyOutcome } from "../../store/store_health.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { PATHS } from "../../ops/service_keys.ts";
+import { PATHS, STORE } from "../../ops/service_keys.ts";
 import { healthFolder, openStoreOrDamage } from "./verify.ts";
 
 /**
@@ -97,6 +99,16 @@ export const repairOperation: Operation = defineOperation({
   timeoutMs: 3_600_000,
   async run(context, input) {
     const startedAt = Date.now();
+    const docs = docsContext(context);
+    if (docs.serverSearch !== undefined) {
+      // A database server: no files beside it, and its health is not the data home's to record.
+      return await repairServerStore(context.services.get(STORE), docs.serverSearch, {
+        dryRun: input.dry_run,
+        maxDocuments: input.max_documents,
+        embedder: docs.embedder,
+        signal: context.signal,
+      });
+    }
     const store = openStoreOrDamage(context);
     if (!("db" in store)) {
       const report = await repairUnopenedStore(

@@ -179,7 +179,7 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   setVectorModel(id: number, model: string | null): Answer<void, M>;
   /** Whether a document exists and is its path's latest version. */
   isLatestDocument(id: number): Answer<boolean, M>;
-  /** Latest text documents whose vectors are missing or from another model. */
+  /** Latest text documents whose vectors are missing or from another model (limit < 0: all). */
   documentsNeedingVectors(model: string, limit: number): Answer<DocumentRow[], M>;
   /** Adds tags to a document. */
   addTags(id: number, tags: readonly string[]): Answer<void, M>;

@@ -195,7 +195,10 @@ export async function isLatestDocument(q: PgQueryable, id: number): Promise<bool
   ])).length > 0;
 }
 
-/** Latest text documents whose vectors are missing or from another model, by id. */
+/**
+ * Latest text documents whose vectors are missing or from another model, by id; a negative
+ * `limit` is no limit (as SQLite's `LIMIT -1`, which PostgreSQL refuses: `LIMIT NULL` is its).
+ */
 export function documentsNeedingVectors(
   q: PgQueryable,
   model: string,
@@ -206,7 +209,7 @@ export function documentsNeedingVectors(
     DOCUMENT,
     `${SELECT} WHERE d.is_latest = 1 AND d.is_text = 1
        AND (d.vector_model IS NULL OR d.vector_model <> $1) ORDER BY d.id LIMIT $2`,
-    [model, limit],
+    [model, limit < 0 ? null : limit],
   );
 }
 

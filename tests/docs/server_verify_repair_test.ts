@@ -3,18 +3,22 @@
  * with every document, content and chunk counted; a chunk whose bytes are changed in the
  * database, a chunk that is gone, and a keyword index that lacks a latest text document or
  * holds a superseded one are each reported, naming the document, the chunk and what to do; the
- * structure-only check finds the missing chunk without reading bytes.
+ * structure-only check finds the missing chunk without reading bytes. Then `docs.repair` (dry run
+ * first) writes the damaged chunk back from its unchanged original file, names the document whose
+ * file changed as unrecoverable, puts the index right and stores the missing vectors.
  */
 import assert from "node:assert/strict";
-import { putContentIn } from "../../src/docs/store_content.ts";
+import { join } from "node:path";
+import { putContentIn, readContentFrom } from "../../src/docs/store_content.ts";
 import { DOCUMENT_SEARCH } from "../../src/ops/service_keys.ts";
 import { skipWithoutPostgres } from "../helpers/postgres_cluster.ts";
 import { type DocsBackend, openPostgresDocs } from "./docs_backends.ts";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
 
-/** Stores a text document through the store interface and indexes it, as an add would. */
+/** Writes `text` at `path` and stores it through the store interface, indexed as an add would. */
 async function addText(backend: DocsBackend, path: string, text: string): Promise<number> {
+  await Deno.writeTextFile(path, text);
   const bytes = new TextEncoder().encode(text);
   const put = await putContentIn(backend.docs, bytes, NOW);
   const name = path.split("/").pop()!;
@@ -58,10 +62,10 @@ Deno.test({
         (_, i) => `line ${i} of the design notes ${i * 7919}`,
       )
         .join("\n");
-      const notes = await addText(pg, "/team/notes.md", long);
-      const plan = await addText(pg, "/team/plan.md", "the plan: ship team mode");
-      const old = await addText(pg, "/team/todo.md", "first version");
-      const todo = await addText(pg, "/team/todo.md", "second version");
+      const notes = await addText(pg, join(dir, "notes.md"), long);
+      const plan = await addText(pg, join(dir, "plan.md"), "the plan: ship team mode");
+      const old = await addText(pg, join(dir, "todo.md"), "first version");
+      const todo = await addText(pg, join(dir, "todo.md"), "second version");
 
       const sound = await pg.run("docs.verify", {});
       assert.equal(sound.ok, true, JSON.stringify(sound.problems));
@@ -96,7 +100,11 @@ Deno.test({
       const planHash = (await pg.docs.documentById(plan))!.hash;
       await pg.sql!("DELETE FROM docs_chunks WHERE hash = $1", [planHash]);
       const search = pg.services.get(DOCUMENT_SEARCH);
-      await search.indexDocumentText(old, { title: "todo.md", path: "/team/todo.md", text: "x" });
+      await search.indexDocumentText(old, {
+        title: "todo.md",
+        path: join(dir, "todo.md"),
+        text: "x",
+      });
       await search.removeDocumentText(todo);
 
       const found = await pg.run("docs.verify", {});
@@ -120,6 +128,54 @@ Deno.test({
         (structure.documents as Array<Record<string, unknown>>).map((d) => d.id),
         [plan],
       );
+
+      // plan.md's file changes, so its lost chunk has nowhere to come from.
+      await Deno.writeTextFile(join(dir, "plan.md"), "the plan changed");
+      const dry = await pg.run("docs.repair", { dry_run: true });
+      assert.deepEqual(
+        (dry.documents as Array<Record<string, unknown>>).map((d) => [d.id, d.status]),
+        [[notes, "would_restore"], [plan, "unrecoverable"]],
+      );
+      assert.equal((dry.docs_index as Record<string, unknown>).action, "would_rebuild");
+      assert.deepEqual(dry.vectors, {
+        model: "hashed-v1-384",
+        action: "would_store",
+        documents: 3,
+      });
+      assert.equal((await pg.run("docs.verify", {})).ok, false, "a dry run changes nothing");
+
+      const repaired = await pg.run("docs.repair", {});
+      assert.deepEqual(repaired.chunks, { damaged: 2, restored: 1 });
+      assert.deepEqual([repaired.restored_documents, repaired.unrecoverable_documents], [1, 1]);
+      const unrecoverable = (repaired.documents as Array<Record<string, unknown>>)[1];
+      assert.match(String(unrecoverable.reason), /has changed since it was stored/);
+      assert.deepEqual(repaired.docs_index, {
+        file: null,
+        action: "rebuilt",
+        reason: "the keyword index lacked 1 latest text document and held 1 other document",
+        documents_indexed: 1,
+      });
+      assert.deepEqual(repaired.vectors, {
+        model: "hashed-v1-384",
+        action: "stored",
+        documents: 3,
+      });
+      assert.equal(repaired.ok, false);
+      assert.match(String((repaired.remaining as string[])[0]), /1 document cannot be restored/);
+
+      // What is left is exactly plan.md; notes.md reads back whole again.
+      const after = await pg.run("docs.verify", {});
+      assert.deepEqual(
+        (after.documents as Array<Record<string, unknown>>).map((d) => d.id),
+        [plan],
+      );
+      assert.equal((after.index as Record<string, unknown>).status, "ok");
+      const notesRow = (await pg.docs.documentById(notes))!;
+      assert.equal(
+        new TextDecoder().decode(await readContentFrom(pg.docs, notesRow.hash, notesRow)),
+        long,
+      );
+      assert.equal(await pg.docs.vectorCount() > 0, true);
     } finally {
       await pg.close();
       await Deno.remove(dir, { recursive: true });
