@@ -21,6 +21,7 @@ import * as graphAndVectors from "./graph_and_vectors.ts";
 import * as listing from "./listing.ts";
 import * as queueAndState from "./queue_and_state.ts";
 import { indexedDocumentIds } from "./search_coverage.ts";
+import { addVocabulary, termsSharingTrigrams } from "./vocabulary.ts";
 import * as snapshotsAndSessions from "./snapshots_and_sessions.ts";
 
 const PG_DOCS_FUNCTIONS = {
@@ -52,6 +53,8 @@ const PG_DOCS_SEARCH_FUNCTIONS = {
   searchDocumentText: documentSearch.searchDocumentText,
   vectorBackend: documentSearch.vectorBackend,
   indexedDocumentIds,
+  addVocabulary,
+  termsSharingTrigrams,
 };
 
 /** Keyword search over documents on PostgreSQL, and how the server can hold vectors. */
