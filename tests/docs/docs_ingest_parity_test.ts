@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { DOCUMENT_SEARCH } from "../../src/ops/service_keys.ts";
 import type { DocsStore } from "../../src/store/docs/docs_store.ts";
 import type { StoreMode } from "../../src/store/repository.ts";
+import { readContentFrom } from "../../src/docs/store_content.ts";
 import { sharedPostgresCluster, skipWithoutPostgres } from "../helpers/postgres_cluster.ts";
 import { DOCS_NOW, type DocsBackend, openDocsBackends, openPostgresDocs } from "./docs_backends.ts";
 
@@ -57,6 +58,20 @@ const PNG = new Uint8Array([
   0x10,
   0x80,
 ]);
+
+/** `length` letters that repeat nowhere in them (so they cut into many distinct chunks). */
+function letters(length: number): string {
+  let state = 0x2545f491;
+  let out = "";
+  for (let i = 0; i < length; i++) {
+    // xorshift32: the same letters every run.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    out += String.fromCharCode(97 + ((state >>> 0) % 26));
+  }
+  return out;
+}
 
 /** The folder both backends add: texts, code, a binary, a log the add leaves out. */
 async function writeFolder(root: string): Promise<void> {
@@ -333,6 +348,32 @@ Deno.test({
       const latestShared = await servers[0].docs.documentsForPaths([file]);
       assert.equal(latestShared.length, 1);
       assert.equal(latestShared[0].is_latest, 1);
+
+      // Two new contents sharing their first chunks, at once: both are stored, and each shared
+      // chunk holds both references (deleting one leaves the other whole, deleting both frees
+      // every chunk they brought).
+      const chunksBefore = (await servers[0].docs.chunkTotals()).chunks;
+      const prefix = letters(512 * 1024);
+      const big = await Promise.all(
+        servers.map((s, index) =>
+          s.run("docs.add", {
+            content: `${prefix}\ntail of writer ${index}`,
+            name: `big-${index}.txt`,
+          })
+        ),
+      );
+      assert.deepEqual(big.map((r) => r.documents_added), [1, 1]);
+      assert.ok(big.every((r) => (r.new_chunks as number) > 0));
+      assert.ok((await servers[0].docs.chunkTotals()).chunks > chunksBefore + 10);
+      await servers[0].run("docs.delete", { name: "big-0.txt" });
+      const [kept] = await servers[1].docs.documentsByName("big-1.txt");
+      const bytes = await readContentFrom(servers[1].docs, kept.hash, {
+        path: kept.path,
+        id: kept.id,
+      });
+      assert.equal(new TextDecoder().decode(bytes), `${prefix}\ntail of writer 1`);
+      await servers[1].run("docs.delete", { name: "big-1.txt" });
+      assert.equal((await servers[0].docs.chunkTotals()).chunks, chunksBefore);
     } finally {
       for (const server of servers) await server.close();
       await Deno.remove(dir, { recursive: true });

@@ -18,7 +18,7 @@ import { type FileEntry, isFileProblem, messageOf } from "../doc_ingest/scan.ts"
 import type { GitFacts } from "../doc_ingest/snapshot.ts";
 import type { IngestOptions, IngestReport, InlineDocument } from "../doc_ingest/types.ts";
 import { syncEmbedding } from "../embedding_config.ts";
-import { docsOf, type ServerDocs, writeOn } from "./server_docs.ts";
+import { docsOf, type ServerDocs, writeAgainIfStoredMeanwhile } from "./server_docs.ts";
 import { preparedBytes, type PreparedFile, prepareFile, timesOf } from "./server_files.ts";
 import { applyKeywordChanges } from "./server_index.ts";
 import {
@@ -134,7 +134,7 @@ export class ServerAdd {
   async #write<T>(
     work: (docs: DocsStore<StoreMode>) => Promise<T | undefined>,
   ): Promise<T | undefined> {
-    const result = await writeOn(this.server, async (docs) => {
+    const result = await writeAgainIfStoredMeanwhile(this.server, async (docs) => {
       const out = await work(docs);
       if (out !== undefined) await docs.bumpCounter("index_generation");
       return out;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { VantageError } from "../../core/errors.ts";
 import type { DocsStore } from "../../store/docs/docs_store.ts";
 import type { PgDocsSearch } from "../../store/postgres/docs/docs_store.ts";
 import type { StoreMode } from "../../store/repository.ts";
@@ -36,4 +37,32 @@ export async function writeOn<T>(
   work: (docs: DocsStore<StoreMode>) => Promise<T>,
 ): Promise<T> {
   return await server.store.transaction((inside) => work(inside.docs));
+}
+
+/** Times a write is run again after another writer stored the same row first. */
+const STORED_MEANWHILE_ATTEMPTS = 4;
+
+/**
+ * {@linkcode writeOn} for a write that may insert what a concurrent writer inserts too, a
+ * chunk shared by two new contents: the one that commits second fails on the row's unique key
+ * (SQLSTATE 23505), and is run again, whole, reading the row the other committed (then it adds
+ * a reference to the chunk instead). The locks an add takes keep this to different contents
+ * sharing chunks; a duplicate that persists is a real failure, and is thrown.
+ */
+export async function writeAgainIfStoredMeanwhile<T>(
+  server: ServerDocs,
+  work: (docs: DocsStore<StoreMode>) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await writeOn(server, work);
+    } catch (error) {
+      if (!storedMeanwhile(error) || attempt >= STORED_MEANWHILE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Whether a write failed on a unique key: another writer stored the same row first. */
+function storedMeanwhile(error: unknown): boolean {
+  return error instanceof VantageError && error.details?.code === "23505";
 }

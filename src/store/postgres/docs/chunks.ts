@@ -28,11 +28,7 @@ export function chunkExists(q: PgQueryable, hash: string): Promise<boolean> {
   return exists(q, "docs_chunks", hash);
 }
 
-/**
- * Stores a new chunk with one reference. Another write may store the same chunk meanwhile (two
- * adds of different contents sharing it): this one then waits for it to commit and adds its
- * reference instead of failing, as it would have had it seen the chunk stored.
- */
+/** Stores a new chunk with one reference. */
 export async function insertChunk(
   q: PgQueryable,
   hash: string,
@@ -40,8 +36,7 @@ export async function insertChunk(
   data: Uint8Array,
 ): Promise<void> {
   await q.query(
-    `INSERT INTO docs_chunks (hash, size, stored_size, ref_count, data) VALUES ($1, $2, $3, 1, $4)
-     ON CONFLICT (hash) DO UPDATE SET ref_count = docs_chunks.ref_count + 1`,
+    `INSERT INTO docs_chunks (hash, size, stored_size, ref_count, data) VALUES ($1, $2, $3, 1, $4)`,
     [hash, size, data.length, data],
   );
 }
