@@ -64,16 +64,18 @@ export function preparedBytes(entry: FileEntry, bytes: Uint8Array, times: FileTi
 }
 
 /**
- * Reads a file of a folder add. A file larger than SQLite's in-memory limit is hashed piece by
- * piece here and read again while it is stored, as SQLite's `putFileContent` does.
+ * Reads a file of a folder add. A file larger than SQLite's in-memory limit (or
+ * `inMemoryLimit`) is hashed piece by piece here and read again while it is stored, as SQLite's
+ * `putFileContent` does.
  */
 export async function prepareFile(
   entry: FileEntry,
   info: Deno.FileInfo,
   now: number,
+  inMemoryLimit: number = MAX_IN_MEMORY_BYTES,
 ): Promise<PreparedFile> {
   const times = timesOf(info, now);
-  if (info.size > MAX_IN_MEMORY_BYTES) {
+  if (info.size > inMemoryLimit) {
     const hasher = new ContentHasher();
     for (const piece of filePieces(entry.path)) hasher.update(piece);
     return {
