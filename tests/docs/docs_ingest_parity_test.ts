@@ -272,6 +272,33 @@ Deno.test({
         metadata: ["status=done"],
         remove_metadata: ["owner"],
       });
+      // Collections through an update: beta joins a second one, the binary leaves the first.
+      await both(backends, names, "docs.update", { name: "beta.txt", collections: ["archive"] });
+      await both(backends, names, "docs.update", {
+        name: "logo.png",
+        remove_collections: ["handbook"],
+      });
+      // A dry run by glob reports and deletes nothing; a delete narrowed to a collection keeps
+      // what another collection holds.
+      const [dry] = await both(backends, names, "docs.delete", { name: "*.png", dry_run: true });
+      assert.equal(dry.deleted, 1);
+      const [narrowed] = await both(backends, names, "docs.delete", {
+        name: "beta.txt",
+        collection: "handbook",
+      });
+      // Every version of the path: the older one (the capybara text) is in no other collection
+      // and goes; the latest, in the archive too, stays.
+      assert.deepEqual((narrowed.documents as Array<{ id: number }>).map((d) => d.id), [
+        changedDoc.id,
+      ]);
+      assert.equal(narrowed.removed_from_collection, 2);
+      assert.deepEqual((narrowed.kept as Array<{ collections: string[] }>)[0].collections, [
+        "archive",
+      ]);
+      const [refused] = await Promise.all(
+        backends.map((b) => b.call("docs.update", { hash: "xyz", tags: ["t"] })),
+      );
+      assert.ok("operation_error" in refused);
 
       // The keyword index finds what was added, and no longer what is deleted.
       const gamma = (first.documents as Array<{ id: number; path: string }>)[2];
@@ -289,7 +316,7 @@ Deno.test({
       ];
       assert.deepEqual(postgresState, sqliteState);
       // The comparison is of something: every stage left its mark.
-      assert.equal(sqliteState.totals.documents, 5);
+      assert.equal(sqliteState.totals.documents, 4);
       assert.ok(sqliteState.vectors > 0);
       const alpha = sqliteState.documents.find((d) => d.name === "alpha.md")!;
       assert.deepEqual(alpha.tags, ["reviewed"]);
