@@ -62,14 +62,15 @@ export async function indexIn(
   input: ServerIndexInput,
 ): Promise<void> {
   if (embedding.embed !== undefined) {
-    for (const [seq, piece] of embeddingPieces(input.title, input.text).entries()) {
-      await docs.insertVector(
-        input.id,
-        seq,
-        embedding.model,
-        vectorToBytes(embedding.embed(piece)),
-      );
-    }
+    const embed = embedding.embed;
+    const vectors = embeddingPieces(input.title, input.text).map((piece) =>
+      vectorToBytes(embed(piece))
+    );
+    // Sent together: a write's statements run one after another on its connection, in the
+    // order sent, so the vectors get their ids in piece order without a round trip each.
+    await Promise.all(
+      vectors.map((vector, seq) => docs.insertVector(input.id, seq, embedding.model, vector)),
+    );
     if (!input.modelRecorded) await docs.setVectorModel(input.id, embedding.model);
   }
   if (input.text.length <= MAX_GRAPH_CHARS && languageFromPath(input.path) !== undefined) {
