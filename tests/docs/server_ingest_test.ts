@@ -10,12 +10,15 @@ import { join } from "node:path";
 import { VantageError } from "../../src/core/errors.ts";
 import { putFileContent } from "../../src/docs/content_store.ts";
 import { VECTORS_COMPLETE_KEY } from "../../src/docs/doc_index.ts";
-import { ingestInline, type IngestReport } from "../../src/docs/doc_ingest.ts";
+import { ingestInline, ingestPath, type IngestReport } from "../../src/docs/doc_ingest.ts";
 import { HashedEmbedder } from "../../src/docs/hashed_embedder.ts";
 import { HttpEmbedder } from "../../src/docs/http_embedder.ts";
 import { type ServerDocs, writeOn } from "../../src/docs/server_ingest/server_docs.ts";
 import { prepareFile, putPreparedIn } from "../../src/docs/server_ingest/server_files.ts";
-import { ingestInlineOnServer } from "../../src/docs/server_ingest/server_ingest.ts";
+import {
+  ingestInlineOnServer,
+  ingestPathOnServer,
+} from "../../src/docs/server_ingest/server_ingest.ts";
 import { readContentFrom } from "../../src/docs/store_content.ts";
 import { DATABASE, DOCUMENT_SEARCH, STORE } from "../../src/ops/service_keys.ts";
 import { transaction } from "../../src/store/database.ts";
@@ -193,6 +196,56 @@ Deno.test({
     } finally {
       await sqlite.close();
       await postgres.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "an add that skips files unchanged by size and time does so on PostgreSQL as on SQLite",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "vantage-server-stat-" });
+    const backends = await openDocsBackends(dir);
+    const [sqlite, postgres] = backends;
+    try {
+      const folder = join(dir, "watched");
+      await Deno.mkdir(folder);
+      await Deno.writeTextFile(join(folder, "one.md"), "# One\n\nfirst\n");
+      await Deno.writeTextFile(join(folder, "two.md"), "# Two\n\nsecond\n");
+      const options = {
+        session: null,
+        embedder: new HashedEmbedder(),
+        now: DOCS_NOW,
+        skipUnchangedByStat: true,
+        tags: ["watched"],
+      };
+      const add = async () => {
+        const sqliteReport = await ingestPath(sqlite.services.get(DATABASE), folder, options);
+        const postgresReport = await ingestPathOnServer(serverOf(postgres), folder, options);
+        assert.deepEqual(withoutSnapshot(postgresReport), withoutSnapshot(sqliteReport));
+        return postgresReport;
+      };
+      assert.equal((await add()).documents_added, 2);
+      const again = await add();
+      assert.equal(again.documents_unchanged, 2);
+      assert.equal(again.bytes, 0);
+      // One file rewritten with the same size but a later time: stored again, found unchanged.
+      const one = join(folder, "one.md");
+      await Deno.writeTextFile(one, "# One\n\nfirst\n");
+      await Deno.utime(one, new Date(DOCS_NOW + 60_000), new Date(DOCS_NOW + 60_000));
+      const touched = await add();
+      assert.equal(touched.documents_unchanged, 2);
+      assert.ok(touched.bytes > 0);
+      for (const backend of backends) {
+        const [row] = await backend.docs.documentsByName("one.md");
+        assert.equal(row.modified_at, DOCS_NOW + 60_000);
+        assert.deepEqual(await backend.docs.tagsOf(row.id), ["watched"]);
+      }
+    } finally {
+      for (const backend of backends) await backend.close();
       await Deno.remove(dir, { recursive: true });
     }
   },
