@@ -309,8 +309,27 @@ class CatchUp {
 // Code graph
 
 function storeGraph(db: DatabaseSync, id: number, path: string, text: string): void {
+  const rows = codeGraphRows(path, text);
+  if (rows !== undefined) insertGraph(db, id, rows.nodes, rows.edges);
+}
+
+/** The graph rows a document stores, as the store's `insertGraph` takes them. */
+export interface CodeGraphRows {
+  /** What the file defines (itself and its symbols). */
+  nodes: Array<
+    { node_key: string; type: string; name: string; line: number; parent: string | null }
+  >;
+  /** Its edges. */
+  edges: Array<{ src: string; dst: string; relation: string; line: number }>;
+}
+
+/**
+ * The code graph rows of a document's text, or undefined when it has no edges (nothing is
+ * stored then). Pure: the SQLite engine and a server's store the same rows.
+ */
+export function codeGraphRows(path: string, text: string): CodeGraphRows | undefined {
   const graph = extractCodeGraph(path, text);
-  if (graph.edges.length === 0) return;
+  if (graph.edges.length === 0) return undefined;
   // Only what this file defines (itself and its symbols) is stored as a node: references,
   // modules and links are fully described by their keys, so storing them again per file would
   // only cost writes.
@@ -343,7 +362,7 @@ function storeGraph(db: DatabaseSync, id: number, path: string, text: string): v
     const key = `file:${target}`;
     edges.push({ src: fileKey, dst: key, relation: edge.relation, line: edge.line });
   }
-  insertGraph(db, id, nodes, edges);
+  return { nodes, edges };
 }
 
 /**
@@ -380,21 +399,22 @@ export interface PendingVectors {
   text: string;
 }
 
-const COMPLETE_KEY = "vectors_complete_for";
+/** The state key naming the model every latest text document has vectors from. */
+export const VECTORS_COMPLETE_KEY = "vectors_complete_for";
 
 /** Whether every latest text document has vectors from `model`. */
 export function vectorsComplete(db: DatabaseSync, model: string): boolean {
-  return readState(db, COMPLETE_KEY) === model;
+  return readState(db, VECTORS_COMPLETE_KEY) === model;
 }
 
 /** Records that every latest text document has vectors from `model`. */
 export function markVectorsComplete(db: DatabaseSync, model: string): void {
-  writeState(db, COMPLETE_KEY, model);
+  writeState(db, VECTORS_COMPLETE_KEY, model);
 }
 
 /** Records that some documents may lack vectors (searches embed them for themselves until an add or a repair stores them). */
 export function markVectorsIncomplete(db: DatabaseSync): void {
-  writeState(db, COMPLETE_KEY, undefined);
+  writeState(db, VECTORS_COMPLETE_KEY, undefined);
 }
 
 /** Replaces documents' vectors using a synchronous embedder (inside the caller's transaction). */

@@ -90,9 +90,16 @@ export function openSqliteDocs(dir: string, now = DOCS_NOW): Promise<DocsBackend
   }));
 }
 
-/** A fresh database of the shared cluster, served as `serve --store` serves it. */
-export async function openPostgresDocs(dir: string, now = DOCS_NOW): Promise<DocsBackend> {
-  const location = parseStoreLocation(await sharedPostgresCluster().createDatabase());
+/**
+ * A fresh database of the shared cluster, served as `serve --store` serves it; with `url`, that
+ * database instead (a second server on the same database, as two processes of a team).
+ */
+export async function openPostgresDocs(
+  dir: string,
+  now = DOCS_NOW,
+  url?: string,
+): Promise<DocsBackend> {
+  const location = parseStoreLocation(url ?? await sharedPostgresCluster().createDatabase());
   if (location.kind !== "postgres") throw new Error("the cluster gave no postgres URL");
   const opened = await openPostgresStore(location, {
     max: 4,

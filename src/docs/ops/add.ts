@@ -12,6 +12,7 @@ import { ingestInline, ingestPath } from "../doc_ingest.ts";
 import { currentSessionId } from "../doc_sessions.ts";
 import { parseMetadata } from "../doc_update.ts";
 import { requirePathAccess } from "../path_access.ts";
+import { ingestInlineOnServer, ingestPathOnServer } from "../server_ingest/server_ingest.ts";
 import { attributedTo } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
@@ -24,6 +25,7 @@ import {
   labelSchema,
   metadataSchema,
   pathSchema,
+  serverDocsOf,
   snapshotIdSchema,
   tagList,
   tagsSchema,
@@ -67,13 +69,20 @@ export const addOperation: Operation = defineOperation({
         "give either 'path' (a file or folder) or 'content' with 'name'",
       );
     }
+    // On a database server the add runs on the store's interface; SQLite's engine on the file.
+    const server = serverDocsOf(context, docs);
+    const session = input.no_session
+      ? null
+      : server === undefined
+      ? currentSessionId(docs.db)
+      : (await docs.store.currentSession())?.session_id ?? null;
     const options = {
       tags: tagList(input.tags),
       metadata: input.metadata === undefined ? undefined : parseMetadata(input.metadata),
       collection: input.collection,
       snapshotId: input.snapshot_id,
       snapshotLabel: input.snapshot_label,
-      session: input.no_session ? null : currentSessionId(docs.db),
+      session,
       include: globList(input.include),
       exclude: globList(input.exclude),
       recursive: input.recursive,
@@ -88,10 +97,18 @@ export const addOperation: Operation = defineOperation({
       if (input.name === undefined) {
         throw new VantageError("invalid_arguments", "inline 'content' needs a 'name'");
       }
-      const bytes = new TextEncoder().encode(input.content);
-      return ingestResult(await ingestInline(docs.db, [{ name: input.name, bytes }], options));
+      const inline = [{ name: input.name, bytes: new TextEncoder().encode(input.content) }];
+      return ingestResult(
+        server === undefined
+          ? await ingestInline(docs.db, inline, options)
+          : await ingestInlineOnServer(server, inline, options),
+      );
     }
     const path = requirePathAccess(input.path!, "read");
-    return ingestResult(await ingestPath(docs.db, path, options));
+    return ingestResult(
+      server === undefined
+        ? await ingestPath(docs.db, path, options)
+        : await ingestPathOnServer(server, path, options),
+    );
   },
 });

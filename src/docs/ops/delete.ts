@@ -9,10 +9,11 @@
  */
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
-import { deleteDocuments } from "../doc_delete.ts";
+import { deleteDocuments, type DeleteRequest } from "../doc_delete.ts";
+import { deleteDocumentsOnServer } from "../server_ingest/server_delete.ts";
 import { refuseOthersData } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { collectionSchema, docsContext } from "./shared.ts";
+import { collectionSchema, docsContext, serverDocsOf } from "./shared.ts";
 
 /** The `docs.delete` operation. */
 export const deleteOperation: Operation = defineOperation({
@@ -59,13 +60,18 @@ export const deleteOperation: Operation = defineOperation({
         "give 'name', 'names', 'hash' or 'collection' to delete",
       );
     }
-    return deleteDocuments(docsContext(context).db, {
+    const request: DeleteRequest = {
       names,
       hashes,
       collection: input.collection,
       dryRun: input.dry_run,
       // A team's member deletes only the documents they added.
       mayChange: (row) => refuseOthersData(context.caller, row.person, `document ${row.path}`),
-    });
+    };
+    const docs = docsContext(context);
+    const server = serverDocsOf(context, docs);
+    return server === undefined
+      ? deleteDocuments(docs.db, request)
+      : deleteDocumentsOnServer(server, request);
   },
 });

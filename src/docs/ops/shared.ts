@@ -17,6 +17,7 @@ import {
 } from "../../core/limits.ts";
 import type { IngestReport } from "../doc_ingest.ts";
 import { configuredEmbedder } from "../embedding_config.ts";
+import type { ServerDocs } from "../server_ingest/server_docs.ts";
 import type { Embedder } from "../embedder.ts";
 import type { DatabaseSync } from "../../store/database.ts";
 import type { DocsStore } from "../../store/docs/docs_store.ts";
@@ -70,6 +71,18 @@ export function docsContext(context: OperationContext): DocsContext {
       dataHome: paths?.home,
     },
   };
+}
+
+/**
+ * The document engine's handle on a database server (the whole store, for its writes, and the
+ * server's keyword search), or undefined on SQLite, whose engine works on the data home's file.
+ */
+export function serverDocsOf(
+  context: OperationContext,
+  docs: DocsContext,
+): ServerDocs | undefined {
+  const search = docs.serverSearch;
+  return search === undefined ? undefined : { store: context.services.get(STORE), search };
 }
 
 /** Whether a name can be stored and found again: no control characters, no unpaired surrogates. */

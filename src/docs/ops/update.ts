@@ -5,10 +5,18 @@
  * @module
  */
 import { z } from "zod";
-import { parseMetadata, updateDocuments } from "../doc_update.ts";
+import { parseMetadata, updateDocuments, type UpdateRequest } from "../doc_update.ts";
+import { updateDocumentsOnServer } from "../server_ingest/server_update.ts";
 import { refuseOthersData } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { collectionSchema, docsContext, metadataSchema, tagList, tagsSchema } from "./shared.ts";
+import {
+  collectionSchema,
+  docsContext,
+  metadataSchema,
+  serverDocsOf,
+  tagList,
+  tagsSchema,
+} from "./shared.ts";
 
 /** The `docs.update` operation. */
 export const updateOperation: Operation = defineOperation({
@@ -43,7 +51,7 @@ export const updateOperation: Operation = defineOperation({
   },
   run(context, input) {
     const docs = docsContext(context);
-    return updateDocuments(docs.db, {
+    const request: UpdateRequest = {
       selector: { hash: input.hash, name: input.name },
       tags: tagList(input.tags),
       removeTags: tagList(input.remove_tags),
@@ -53,6 +61,10 @@ export const updateOperation: Operation = defineOperation({
       removeCollections: input.remove_collections,
       // A team's member changes only the documents they added.
       mayChange: (row) => refuseOthersData(context.caller, row.person, `document ${row.path}`),
-    });
+    };
+    const server = serverDocsOf(context, docs);
+    return server === undefined
+      ? updateDocuments(docs.db, request)
+      : updateDocumentsOnServer(server, request);
   },
 });

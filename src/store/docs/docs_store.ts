@@ -376,6 +376,16 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   readState(key: string): Answer<string | undefined, M>;
   /** Writes (or removes) a state value. */
   writeState(key: string, value: string | undefined): Answer<void, M>;
+
+  // Writers taking turns ----------------------------------------------------------------------
+
+  /**
+   * Holds these keys (the paths and content hashes a write is about to change) until the
+   * write ends, so two writes of the same path or content take turns: the second reads what
+   * the first committed. Call it first in the write. SQLite has one writer at a time already,
+   * so there it does nothing.
+   */
+  lockDocumentKeys(keys: readonly string[]): Answer<void, M>;
 }
 
 const SQLITE_DOCS_FUNCTIONS = {
@@ -467,7 +477,11 @@ const SQLITE_DOCS_FUNCTIONS = {
   bumpCounter,
   readState,
   writeState,
+  lockDocumentKeys,
 };
+
+/** SQLite's write lock already makes every other writer wait: nothing more to hold. */
+function lockDocumentKeys(_db: DatabaseSync, _keys: readonly string[]): void {}
 
 /**
  * The SQLite document store on one connection.

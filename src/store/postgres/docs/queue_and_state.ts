@@ -89,3 +89,21 @@ export async function bumpCounter(q: PgQueryable, counter: DocsCounter): Promise
     [counter],
   );
 }
+
+/**
+ * Takes the write's lock of each key (a path, a content hash), held to the end of the write, in
+ * one order for every writer: two adds of the same path would otherwise both read no latest
+ * version and both insert one, and two adds of the same new content would both insert it. The
+ * locks live in their own advisory namespace, 2 (the agent area's session locks use 1), keyed
+ * by the key's hash; a hash shared by two keys only makes their writers take turns. Taken in
+ * ascending lock order in one statement, so writers that hold some of the same keys never wait
+ * on each other in a circle.
+ */
+export async function lockDocumentKeys(q: PgQueryable, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await q.query(
+    `SELECT count(pg_advisory_xact_lock(2, h)) AS n
+     FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($1::text[]) AS k ORDER BY h) t`,
+    [[...new Set(keys)]],
+  );
+}

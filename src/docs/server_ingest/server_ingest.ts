@@ -1,0 +1,105 @@
+/**
+ * Adding documents on a database server: a file, a folder (recursive, include/exclude globs)
+ * or inline content, with the same options, the same report and the same stored rows as
+ * SQLite's engine (../doc_ingest.ts), over the store's interface. The folder walk, text
+ * extraction, titles and MIME types, chunking and embedding are SQLite's own pieces; what
+ * differs is how it writes (awaited, one short write per file, see server_add.ts) and that
+ * the keyword index is the server's (server_index.ts).
+ *
+ * Like SQLite's, an add ends by storing vectors other adds left missing, within
+ * {@linkcode ADD_UPKEEP_BUDGET_MS}; there is no queue of keyword changes to catch up, since a
+ * server's add writes its keyword rows itself.
+ *
+ * @module
+ */
+import { basename, resolve } from "node:path";
+import { VantageError } from "../../core/errors.ts";
+import { pause } from "../doc_ingest/batches.ts";
+import { newReport } from "../doc_ingest/ingest.ts";
+import { listFiles, messageOf, textFirst } from "../doc_ingest/scan.ts";
+import { NO_GIT } from "../doc_ingest/snapshot.ts";
+import type { IngestOptions, IngestReport, InlineDocument } from "../doc_ingest/types.ts";
+import { gitInfo } from "../git_info.ts";
+import { ADD_UPKEEP_BUDGET_MS } from "../search_upkeep.ts";
+import { ServerAdd } from "./server_add.ts";
+import type { ServerDocs } from "./server_docs.ts";
+import { storeMissingVectorsOnServer } from "./server_vectors.ts";
+
+/**
+ * Adds a file or a folder, which must already be checked for read access.
+ *
+ * @example
+ * ```ts ignore
+ * const report = await ingestPathOnServer(server, "/repo/docs", { session: null, embedder, now });
+ * ```
+ */
+export async function ingestPathOnServer(
+  server: ServerDocs,
+  path: string,
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const absolute = resolve(path);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(absolute);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new VantageError("not_found", `no file or folder at ${absolute}`, {
+        details: { path: absolute },
+      });
+    }
+    throw error;
+  }
+  const report = newReport(options);
+  const isDirectory = info.isDirectory;
+  const git = isDirectory ? await gitInfo(absolute) : NO_GIT;
+  const files = isDirectory
+    ? textFirst(listFiles(absolute, options, report))
+    : [{ path: absolute, relativePath: basename(absolute) }];
+  const directory = isDirectory ? absolute : resolve(absolute, "..");
+  const add = await ServerAdd.open(server, options, report, directory, git);
+  for (const [index, file] of files.entries()) {
+    // Between files, a cancelled add stops (what is stored stays stored, as on SQLite).
+    if (index > 0) await pause(options.signal);
+    await add.addFile(file);
+  }
+  await add.finish();
+  await upkeep(server, options, report);
+  return report;
+}
+
+/** Adds inline content (a `content` + `name` add, or downloaded bytes). */
+export async function ingestInlineOnServer(
+  server: ServerDocs,
+  documents: readonly InlineDocument[],
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const report = newReport(options);
+  const add = await ServerAdd.open(server, options, report, null, NO_GIT);
+  for (const doc of documents) await add.addInline(doc);
+  await add.finish();
+  await upkeep(server, options, report);
+  return report;
+}
+
+/**
+ * Stores vectors other adds left missing, within the budget. The documents are stored by now,
+ * so what fails here is a warning (an embedding service's failure said once per add).
+ */
+async function upkeep(
+  server: ServerDocs,
+  options: IngestOptions,
+  report: IngestReport,
+): Promise<void> {
+  const embedder = options.embedder.id;
+  try {
+    await storeMissingVectorsOnServer(server, options.embedder, ADD_UPKEEP_BUDGET_MS);
+  } catch (error) {
+    if (report.warnings.some((warning) => warning.includes(embedder))) return;
+    report.warnings.push(
+      `storing missing vectors with ${embedder} failed (${
+        messageOf(error)
+      }); the next add or docs.repair tries again`,
+    );
+  }
+}
