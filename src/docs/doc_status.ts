@@ -80,23 +80,35 @@ function ratio(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 10000) / 10000 : 0;
 }
 
-/** The recorded health of the store `db` belongs to (always ok for an in-memory store). */
-function storeHealth(db: DatabaseSync): HealthSummary {
-  const folder = storeFolder(db);
+/** The health recorded in a folder (always ok without one: an in-memory store). */
+function healthIn(folder: string | undefined): HealthSummary {
   return summarizeHealth(folder === undefined ? { damage: [] } : readStoreHealth(folder));
 }
 
+/** Where a status report reads what is not in the store's rows. */
+export interface StatusSources {
+  /**
+   * The data home's connection when the store is SQLite's: its pack files, and the health file
+   * beside its database, are part of the report.
+   */
+  sqlite?: DatabaseSync;
+  /**
+   * The data home of a process serving from a database server: damage its operations met is
+   * recorded there (as `/api/health` reads it).
+   */
+  home?: string;
+}
+
 /**
- * Computes the status report from the store of either backend. `sqlite` is the data home's
- * connection when the store is SQLite's: its pack files and the health file beside it are part
- * of the report. A database server keeps every block in its rows and records no damage file,
- * so its report says so: no pack files, the bytes its rows hold, and no recorded damage.
+ * Computes the status report from the store of either backend. A database server keeps every
+ * block in its rows, so its report has no pack files and gives the bytes its rows hold instead.
  */
 export async function storageStatus(
   docs: DocsStore<StoreMode>,
-  sqlite: DatabaseSync | undefined,
+  sources: StatusSources,
   options: { detailed?: boolean; fileTypes?: boolean },
 ): Promise<StatusReport> {
+  const sqlite = sources.sqlite;
   const [totals, chunks] = await Promise.all([docs.documentTotals(), docs.chunkTotals()]);
   const deduplicated = Math.max(0, totals.bytes - chunks.raw_bytes);
   const report: StatusReport = {
@@ -105,7 +117,7 @@ export async function storageStatus(
     unique_blocks: chunks.chunks,
     deduplicated_bytes: deduplicated,
     dedup_ratio: ratio(deduplicated, totals.bytes),
-    damage: sqlite === undefined ? summarizeHealth({ damage: [] }) : storeHealth(sqlite),
+    damage: healthIn(sqlite === undefined ? sources.home : storeFolder(sqlite)),
   };
   if (options.detailed) {
     const [collections, snapshots, vectors, edges, session] = await Promise.all([

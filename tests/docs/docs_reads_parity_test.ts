@@ -8,7 +8,9 @@
  * backends hold different things, as its schema says (SQLite's pack files, a server's rows).
  */
 import assert from "node:assert/strict";
+import { compressChunk } from "../../src/docs/compression.ts";
 import type { ExecuteResponse } from "../../src/ops/executor.ts";
+import { PATHS } from "../../src/ops/service_keys.ts";
 import { skipWithoutPostgres } from "../helpers/postgres_cluster.ts";
 import { DOCS_NOW, type DocsBackend, openDocsBackends } from "./docs_backends.ts";
 import { SEED_ROOT, SEED_SESSION, seedDocs, type Seeded } from "./docs_seed.ts";
@@ -272,6 +274,31 @@ function sessionCalls(seeded: Seeded): Call[] {
   ];
 }
 
+/** The time a damage was met, which each backend's clock of record (the real one) gives its own. */
+const MET_AT = /damage met at \d{4}-\d\d-\d\dT[\d:.]+Z/g;
+
+/** Once a chunk is damaged: the read that meets it fails, and the status then says so. */
+function damageCalls(): Call[] {
+  return [
+    { id: "docs.status", args: {}, check: (r) => assert.equal(statusOf(r), "ok") },
+    { id: "docs.get", args: { name: "parser.ts", include_content: true }, fails: "internal_error" },
+    // The description needs no content: still answered.
+    { id: "docs.get", args: { name: "parser.ts" } },
+    {
+      id: "docs.status",
+      args: { detailed: true },
+      check: (r) => {
+        assert.equal(statusOf(r), "degraded");
+        assert.match(JSON.stringify(r.damage), /src\/parser\.ts .* is corrupt/);
+      },
+    },
+  ];
+}
+
+function statusOf(result: Record<string, unknown>): unknown {
+  return (result.damage as { status: string }).status;
+}
+
 /** Runs `call` on both backends and compares the whole answers. */
 async function compare(backends: DocsBackend[], call: Call): Promise<void> {
   const answers: unknown[] = [];
@@ -285,7 +312,11 @@ async function compare(backends: DocsBackend[], call: Call): Promise<void> {
     if ("result" in response) {
       const result = response.result as Record<string, unknown>;
       call.check?.(result);
-      answers.push(call.id === "docs.status" ? statusParts(backend, result) : result);
+      answers.push(
+        call.id === "docs.status"
+          ? JSON.parse(JSON.stringify(statusParts(backend, result)).replace(MET_AT, "damage met"))
+          : result,
+      );
     } else {
       answers.push(response);
     }
@@ -302,6 +333,11 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "vantage-docs-reads-" });
     const backends = await openDocsBackends(dir);
     try {
+      // A served data home exists on either backend (serve keeps its token there): damage an
+      // operation meets is recorded in it.
+      for (const backend of backends) {
+        await Deno.mkdir(backend.services.get(PATHS).home, { recursive: true });
+      }
       const seeds: Seeded[] = [];
       for (const backend of backends) seeds.push(await seedDocs(backend.docs));
       assert.deepEqual(seeds[1], seeds[0]);
@@ -334,6 +370,20 @@ Deno.test({
           ["session-2026-12-01T12-00-00-000Z", 1, null],
         ]),
       );
+
+      // Last, as it degrades the store: a chunk whose bytes no longer match its hash.
+      const parser = seeds[0].hashes.parser;
+      const size = (await backends[0].docs.readChunk(parser))!.size;
+      const other = compressChunk(new Uint8Array(size).fill(0x2a));
+      for (const backend of backends) {
+        await backend.docs.rewriteChunkBytes(parser, size, other, () => 1);
+      }
+      for (const [i, call] of damageCalls().entries()) {
+        await t.step(
+          `damage #${i + 1}: ${call.id} ${JSON.stringify(call.args)}`,
+          () => compare(backends, call),
+        );
+      }
     } finally {
       for (const backend of backends) await backend.close();
       await Deno.remove(dir, { recursive: true });

@@ -31,7 +31,7 @@ export const statusOperation: Operation = defineOperation({
       last_verified_at: z.string().nullable(),
       last_verify_ok: z.boolean().nullable(),
     }).describe(
-      "The store's recorded health: degraded while known damage is not repaired. A database server records none here (ok, never verified); damaged content is reported by the read that meets it",
+      "The store's recorded health: degraded while known damage is not repaired (on a database server, the damage its operations met, as /api/health)",
     ),
     details: z.object({
       latest_documents: z.number().int(),
@@ -63,7 +63,7 @@ export const statusOperation: Operation = defineOperation({
   annotations: READ_ONLY,
   run(context, input) {
     const docs = docsContext(context);
-    return storageStatus(docs.store, sqliteConnection(docs), {
+    return storageStatus(docs.store, { sqlite: sqliteConnection(docs), home: docs.home }, {
       detailed: input.detailed,
       fileTypes: input.file_types,
     });
