@@ -9,16 +9,10 @@
  * @module
  */
 import { VantageError } from "../core/errors.ts";
-import type { DatabaseSync } from "../store/database.ts";
-import { documentById, type DocumentRow, latestDocumentForPath } from "../store/docs/documents.ts";
-import {
-  definitionsNamed,
-  edgesOf,
-  type GraphEdgeRow,
-  nodesByKey,
-  nodesOfType,
-  nodeTypeCounts,
-} from "../store/docs/graph.ts";
+import type { DocsStore } from "../store/docs/docs_store.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
+import type { GraphEdgeRow } from "../store/docs/graph.ts";
+import type { StoreMode } from "../store/repository.ts";
 
 /** The relations the extractor emits. */
 export const RELATIONS: readonly string[] = [
@@ -116,22 +110,22 @@ const RESOLVE_EXTENSIONS = [
 ];
 
 /**
- * Walks the graph.
+ * Walks the graph stored on either backend.
  *
  * @example
  * ```ts ignore
- * walkGraph(db, { start: "file:/repo/src/app.ts", depth: 2, reverse: false, limit: 100 });
+ * await walkGraph(store.docs, { start: "file:/repo/src/app.ts", depth: 2, reverse: false, limit: 100 });
  * ```
  */
-export function walkGraph(db: DatabaseSync, walk: GraphWalk): GraphResult {
+export async function walkGraph(docs: DocsStore<StoreMode>, walk: GraphWalk): Promise<GraphResult> {
   const depth = Math.min(5, Math.max(1, walk.depth));
   const relation = walk.relation?.toUpperCase();
   const documents = new Map<number, DocumentRow | undefined>();
-  const origin = describeNode(db, walk.start, 0, documents);
+  const origin = await describeNode(docs, walk.start, 0, documents);
   // A file stands for the symbols it defines: asked for CALLS or INHERITS of a file, the walk
   // starts from its definitions, which is where those edges leave from.
   const seeds = relation !== undefined && relation !== "DEFINES" && walk.start.startsWith("file:")
-    ? definitionsWithin(db, walk.start)
+    ? await definitionsWithin(docs, walk.start)
     : [];
   const seen = new Set<string>([walk.start]);
   const edgeKeys = new Set<string>();
@@ -139,19 +133,19 @@ export function walkGraph(db: DatabaseSync, walk: GraphWalk): GraphResult {
   const edges: GraphEdgeInfo[] = [];
   let frontier = [walk.start, ...seeds];
   let truncated = false;
-  const reach = (
+  const reach = async (
     key: string,
     level: number,
     via: { relation: string; from: string; line?: number },
     next: string[],
-  ): boolean => {
+  ): Promise<boolean> => {
     if (seen.has(key)) return true;
     if (nodes.length >= walk.limit) {
       truncated = true;
       return false;
     }
     seen.add(key);
-    const info = describeNode(db, key, level, documents);
+    const info = await describeNode(docs, key, level, documents);
     info.relation = via.relation;
     info.from = via.from;
     if (via.line !== undefined) info.line = via.line;
@@ -162,14 +156,14 @@ export function walkGraph(db: DatabaseSync, walk: GraphWalk): GraphResult {
   for (let level = 1; level <= depth && frontier.length > 0 && !truncated; level++) {
     const next: string[] = [];
     for (const key of frontier) {
-      for (const alias of aliases(db, key, walk.reverse)) {
+      for (const alias of await aliases(docs, key, walk.reverse)) {
         // An alias is the same thing under another key: reached at the same depth.
-        if (!reach(alias, level - 1, { relation: "RESOLVES", from: key }, next)) break;
+        if (!(await reach(alias, level - 1, { relation: "RESOLVES", from: key }, next))) break;
       }
       const sources = [key];
       if (walk.reverse) sources.push(...referenceKeysFor(key));
       for (const source of sources) {
-        for (const edge of edgesOf(db, source, walk.reverse, relation, walk.limit * 4)) {
+        for (const edge of await docs.edgesOf(source, walk.reverse, relation, walk.limit * 4)) {
           const target = walk.reverse ? edge.src : edge.dst;
           const edgeKey = `${edge.src}\u0000${edge.dst}\u0000${edge.relation}`;
           if (!edgeKeys.has(edgeKey)) {
@@ -177,7 +171,11 @@ export function walkGraph(db: DatabaseSync, walk: GraphWalk): GraphResult {
             edges.push(edgeInfo(edge));
           }
           if (
-            !reach(target, level, { relation: edge.relation, from: key, line: edge.line }, next)
+            !(await reach(target, level, {
+              relation: edge.relation,
+              from: key,
+              line: edge.line,
+            }, next))
           ) {
             break;
           }
@@ -190,13 +188,13 @@ export function walkGraph(db: DatabaseSync, walk: GraphWalk): GraphResult {
   return { origin, nodes, edges, truncated };
 }
 
-function definitionsWithin(db: DatabaseSync, fileKey: string): string[] {
+async function definitionsWithin(docs: DocsStore<StoreMode>, fileKey: string): Promise<string[]> {
   const found: string[] = [];
   let frontier = [fileKey];
   for (let level = 0; level < 4 && frontier.length > 0; level++) {
     const next: string[] = [];
     for (const key of frontier) {
-      for (const edge of edgesOf(db, key, false, "DEFINES", 1000)) {
+      for (const edge of await docs.edgesOf(key, false, "DEFINES", 1000)) {
         if (!found.includes(edge.dst)) {
           found.push(edge.dst);
           next.push(edge.dst);
@@ -219,13 +217,17 @@ function edgeInfo(edge: GraphEdgeRow): GraphEdgeInfo {
 }
 
 /** Other keys standing for the same thing: definitions of a referenced name, a file's document. */
-function aliases(db: DatabaseSync, key: string, reverse: boolean): string[] {
+async function aliases(
+  docs: DocsStore<StoreMode>,
+  key: string,
+  reverse: boolean,
+): Promise<string[]> {
   if (reverse) return [];
   if (key.startsWith("ref:")) {
     const name = key.slice(4);
     const short = name.includes(".") ? name.slice(name.lastIndexOf(".") + 1) : name;
-    const found = definitionsNamed(db, name, 20);
-    if (found.length === 0 && short !== name) found.push(...definitionsNamed(db, short, 20));
+    const found = await docs.definitionsNamed(name, 20);
+    if (found.length === 0 && short !== name) found.push(...await docs.definitionsNamed(short, 20));
     return [...new Set(found.map((node) => node.node_key))];
   }
   return [];
@@ -241,13 +243,13 @@ function referenceKeysFor(key: string): string[] {
   return keys;
 }
 
-function describeNode(
-  db: DatabaseSync,
+async function describeNode(
+  docs: DocsStore<StoreMode>,
   key: string,
   depth: number,
   documents: Map<number, DocumentRow | undefined>,
-): GraphNodeInfo {
-  const rows = nodesByKey(db, key);
+): Promise<GraphNodeInfo> {
+  const rows = await docs.nodesByKey(key);
   const colon = key.indexOf(":");
   const prefix = colon > 0 ? key.slice(0, colon) : "unknown";
   const info: GraphNodeInfo = {
@@ -258,10 +260,10 @@ function describeNode(
   };
   let doc: DocumentRow | undefined;
   if (key.startsWith("file:")) {
-    doc = documentForPath(db, key.slice(5));
+    doc = await documentForPath(docs, key.slice(5));
   } else if (key.startsWith("symbol:") && rows.length > 0) {
     const id = rows[0].document_id;
-    if (!documents.has(id)) documents.set(id, documentById(db, id));
+    if (!documents.has(id)) documents.set(id, await docs.documentById(id));
     doc = documents.get(id);
   }
   if (doc !== undefined) {
@@ -272,23 +274,37 @@ function describeNode(
   return info;
 }
 
-function documentForPath(db: DatabaseSync, path: string): DocumentRow | undefined {
+async function documentForPath(
+  docs: DocsStore<StoreMode>,
+  path: string,
+): Promise<DocumentRow | undefined> {
   for (const suffix of RESOLVE_EXTENSIONS) {
-    const doc = latestDocumentForPath(db, path + suffix);
+    const doc = await docs.latestDocumentForPath(path + suffix);
     if (doc !== undefined) return doc;
   }
   return undefined;
 }
 
 /** Node types with the number of distinct nodes of each. */
-export function graphNodeTypes(db: DatabaseSync): Array<{ type: string; count: number }> {
-  return nodeTypeCounts(db);
+export async function graphNodeTypes(
+  docs: DocsStore<StoreMode>,
+): Promise<Array<{ type: string; count: number }>> {
+  return await docs.nodeTypeCounts();
 }
 
 /** Distinct nodes of one type. */
-export function graphNodesOfType(db: DatabaseSync, type: string, limit: number): GraphNodeInfo[] {
+export async function graphNodesOfType(
+  docs: DocsStore<StoreMode>,
+  type: string,
+  limit: number,
+): Promise<GraphNodeInfo[]> {
   const documents = new Map<number, DocumentRow | undefined>();
-  return nodesOfType(db, type, limit).map((row) => describeNode(db, row.node_key, 0, documents));
+  const nodes: GraphNodeInfo[] = [];
+  // One after another: nodes of one document share its row, read once.
+  for (const row of await docs.nodesOfType(type, limit)) {
+    nodes.push(await describeNode(docs, row.node_key, 0, documents));
+  }
+  return nodes;
 }
 
 /** Checks a relation name, accepting any case. */

@@ -6,14 +6,10 @@
  */
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { collectionsOf } from "../store/docs/collections.ts";
-import {
-  type DocumentRow,
-  documentsByHashPrefix,
-  documentsByName,
-  metadataOf,
-  tagsOf,
-} from "../store/docs/documents.ts";
+import type { DocsStore } from "../store/docs/docs_store.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
+import type { Answer, StoreMode } from "../store/repository.ts";
+import { sqliteStore } from "../store/store.ts";
 import { readContent, readContentPrefix } from "./content_store.ts";
 import { isHashPrefix, MIN_HASH_PREFIX_LENGTH } from "./content_hash.ts";
 import { extractText } from "./text_extract.ts";
@@ -60,8 +56,20 @@ export interface DocumentInfo {
   metadata: Record<string, string>;
 }
 
-/** Describes a document row, with its collections, tags and metadata. */
-export function describeDocument(db: DatabaseSync, row: DocumentRow): DocumentInfo {
+/**
+ * Describes a document row, with its collections, tags and metadata, read from the store of
+ * either backend.
+ */
+export async function describeDocument(
+  docs: DocsStore<StoreMode>,
+  row: DocumentRow,
+): Promise<DocumentInfo> {
+  // Three independent reads: a server answers them side by side.
+  const [collections, tags, metadata] = await Promise.all([
+    docs.collectionsOf(row.id),
+    docs.tagsOf(row.id),
+    docs.metadataOf(row.id),
+  ]);
   const info: DocumentInfo = {
     id: row.id,
     hash: row.hash,
@@ -74,13 +82,13 @@ export function describeDocument(db: DatabaseSync, row: DocumentRow): DocumentIn
     created: new Date(row.created_at).toISOString(),
     modified: new Date(row.modified_at).toISOString(),
     indexed: new Date(row.indexed_at).toISOString(),
-    collections: collectionsOf(db, row.id),
+    collections,
     snapshot_id: row.snapshot_id,
     session_id: row.session_id,
     source_url: row.source_url,
     latest: row.is_latest === 1,
-    tags: tagsOf(db, row.id),
-    metadata: metadataOf(db, row.id),
+    tags,
+    metadata,
   };
   if (row.person !== null) info.person = row.person;
   return info;
@@ -97,10 +105,23 @@ export interface DocumentSelector {
 /**
  * The document a selector names: by hash prefix (latest version first), or
  * by name (exact path, then newest match). Throws `not_found` or, for a
- * malformed hash, `invalid_arguments`.
+ * malformed hash, `invalid_arguments`. On SQLite's connection; see
+ * {@linkcode resolveDocumentIn} for either backend.
  */
 export function resolveDocument(db: DatabaseSync, selector: DocumentSelector): DocumentRow {
-  const matches = findDocuments(db, selector, 1);
+  return onlyMatch(findDocuments(db, selector, 1), selector);
+}
+
+/** {@linkcode resolveDocument} on the store of either backend. */
+export async function resolveDocumentIn(
+  docs: DocsStore<StoreMode>,
+  selector: DocumentSelector,
+): Promise<DocumentRow> {
+  return onlyMatch(await documentsNamedBy(docs, selector, 1), selector);
+}
+
+/** The first of a selector's matches, or `not_found`. */
+function onlyMatch(matches: readonly DocumentRow[], selector: DocumentSelector): DocumentRow {
   if (matches.length === 0) {
     const what = selector.hash !== undefined ? `hash ${selector.hash}` : `name '${selector.name}'`;
     throw new VantageError("not_found", `no stored document matches ${what}`, {
@@ -110,12 +131,36 @@ export function resolveDocument(db: DatabaseSync, selector: DocumentSelector): D
   return matches[0];
 }
 
-/** Every document a selector matches (latest versions for names; any version for hashes). */
+/**
+ * Every document a selector matches (latest versions for names; any version for hashes), on
+ * SQLite's connection; see {@linkcode findDocumentsIn} for either backend.
+ */
 export function findDocuments(
   db: DatabaseSync,
   selector: DocumentSelector,
   limit = 1000,
 ): DocumentRow[] {
+  return documentsNamedBy(sqliteStore(db).docs, selector, limit);
+}
+
+/** {@linkcode findDocuments} on the store of either backend. */
+export async function findDocumentsIn(
+  docs: DocsStore<StoreMode>,
+  selector: DocumentSelector,
+  limit = 1000,
+): Promise<DocumentRow[]> {
+  return await documentsNamedBy(docs, selector, limit);
+}
+
+/**
+ * Checks a selector and asks the store for its documents: the answer comes as the store gives
+ * it, at once on SQLite (so the connection-taking functions above stay synchronous).
+ */
+function documentsNamedBy<M extends StoreMode>(
+  docs: DocsStore<M>,
+  selector: DocumentSelector,
+  limit: number,
+): Answer<DocumentRow[], M> {
   if (selector.hash !== undefined) {
     const hash = selector.hash.trim().toLowerCase();
     if (!isHashPrefix(hash)) {
@@ -125,10 +170,10 @@ export function findDocuments(
         { details: { hash: selector.hash } },
       );
     }
-    return documentsByHashPrefix(db, hash, false, limit);
+    return docs.documentsByHashPrefix(hash, false, limit);
   }
   if (selector.name !== undefined && selector.name.trim() !== "") {
-    return documentsByName(db, selector.name.trim(), limit);
+    return docs.documentsByName(selector.name.trim(), limit);
   }
   throw new VantageError("invalid_arguments", "provide 'hash' or 'name' to name a document");
 }

@@ -7,22 +7,13 @@
  *
  * @module
  */
+import { andThen } from "../core/eventually.ts";
 import { VantageError } from "../core/errors.ts";
-import { type DatabaseSync, transaction } from "../store/database.ts";
-import {
-  currentSession,
-  type DocSessionRow as SessionRow,
-  pinCount,
-  pinDocuments,
-  sessionById,
-  sessionDocumentCount,
-  startSession,
-  stopSession,
-  unpinDocuments,
-} from "../store/docs/doc_sessions.ts";
-import { bumpCounter } from "../store/docs/state.ts";
+import type { DatabaseSync } from "../store/database.ts";
+import { currentSession, type DocSessionRow as SessionRow } from "../store/docs/doc_sessions.ts";
 import type { DocsStore } from "../store/docs/docs_store.ts";
 import type { StoreMode } from "../store/repository.ts";
+import type { Store } from "../store/store.ts";
 
 /** The session parameters shared by the read operations. */
 export interface SessionScopeParams {
@@ -90,8 +81,15 @@ export interface SessionInfo {
   pinned: number;
 }
 
-/** Describes a session with its counts. */
-export function describeSession(db: DatabaseSync, row: SessionRow): SessionInfo {
+/** Describes a session with its counts, read from the store of either backend. */
+export async function describeSession(
+  docs: DocsStore<StoreMode>,
+  row: SessionRow,
+): Promise<SessionInfo> {
+  const [documents, pinned] = await Promise.all([
+    docs.sessionDocumentCount(row.session_id),
+    docs.pinCount(row.session_id),
+  ]);
   return {
     session_id: row.session_id,
     label: row.label,
@@ -99,48 +97,75 @@ export function describeSession(db: DatabaseSync, row: SessionRow): SessionInfo 
     started_at: new Date(row.started_at).toISOString(),
     stopped_at: row.stopped_at === null ? null : new Date(row.stopped_at).toISOString(),
     current: row.is_current === 1,
-    documents: sessionDocumentCount(db, row.session_id),
-    pinned: pinCount(db, row.session_id),
+    documents,
+    pinned,
   };
 }
 
-/** Starts (or resumes) a session and makes it current. */
-export function beginSession(
-  db: DatabaseSync,
+/** A session that must exist: it was just written. */
+async function writtenSession(docs: DocsStore<StoreMode>, id: string): Promise<SessionRow> {
+  const row = await docs.sessionById(id);
+  if (row === undefined) {
+    throw new VantageError("internal_error", `session '${id}' was written but cannot be read`);
+  }
+  return row;
+}
+
+/**
+ * Starts (or resumes) a session and makes it current, as one write on either backend. Search
+ * scopes change with the current session, so the index generation moves with it.
+ */
+export async function beginSession(
+  store: Store<StoreMode>,
   name: string | undefined,
   label: string | undefined,
   description: string | undefined,
   now: number,
-): { session: SessionInfo; resumed: boolean } {
+): Promise<{ session: SessionInfo; resumed: boolean }> {
   const id = name?.trim() || `session-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
-  const resumed = sessionById(db, id) !== undefined;
-  transaction(db, () => {
-    startSession(db, id, label ?? null, description ?? null, now);
-    bumpCounter(db, "index_generation");
-  });
-  return { session: describeSession(db, sessionById(db, id)!), resumed };
+  const resumed = (await store.docs.sessionById(id)) !== undefined;
+  // SQLite's write cannot wait for a promise: each step follows the last as soon as it answers.
+  await store.transaction((s) =>
+    andThen(
+      s.docs.startSession(id, label ?? null, description ?? null, now),
+      () => s.docs.bumpCounter("index_generation"),
+    )
+  );
+  return {
+    session: await describeSession(store.docs, await writtenSession(store.docs, id)),
+    resumed,
+  };
 }
 
-/** Stops the named session, or the current one. */
-export function endSession(db: DatabaseSync, name: string | undefined, now: number): SessionInfo {
-  const row = name !== undefined && name !== "" ? sessionById(db, name) : currentSession(db);
+/** Stops the named session, or the current one, as one write on either backend. */
+export async function endSession(
+  store: Store<StoreMode>,
+  name: string | undefined,
+  now: number,
+): Promise<SessionInfo> {
+  const named = name !== undefined && name !== "";
+  const row = named ? await store.docs.sessionById(name) : await store.docs.currentSession();
   if (row === undefined) {
     throw new VantageError(
-      name ? "not_found" : "invalid_arguments",
-      name ? `no session named '${name}'` : "no session is current; nothing to stop",
+      named ? "not_found" : "invalid_arguments",
+      named ? `no session named '${name}'` : "no session is current; nothing to stop",
     );
   }
-  transaction(db, () => stopSession(db, row.session_id, now));
-  return describeSession(db, sessionById(db, row.session_id)!);
+  await store.transaction((s) => s.docs.stopSession(row.session_id, now));
+  return await describeSession(store.docs, await writtenSession(store.docs, row.session_id));
 }
 
 /** The session a pin or unpin applies to: the named one or the current one. */
-export function targetSession(db: DatabaseSync, name: string | undefined): SessionRow {
-  const row = name !== undefined && name !== "" ? sessionById(db, name) : currentSession(db);
+export async function targetSession(
+  docs: DocsStore<StoreMode>,
+  name: string | undefined,
+): Promise<SessionRow> {
+  const named = name !== undefined && name !== "";
+  const row = named ? await docs.sessionById(name) : await docs.currentSession();
   if (row === undefined) {
     throw new VantageError(
-      name ? "not_found" : "invalid_arguments",
-      name
+      named ? "not_found" : "invalid_arguments",
+      named
         ? `no session named '${name}'`
         : "no session is current: start one with the session 'start' action, or pass 'session'",
     );
@@ -148,19 +173,21 @@ export function targetSession(db: DatabaseSync, name: string | undefined): Sessi
   return row;
 }
 
-/** Pins or unpins documents; returns how many changed. */
-export function setPins(
-  db: DatabaseSync,
+/**
+ * Pins or unpins documents, as one write on either backend; returns how many changed. The
+ * session's scope changes, so the index generation moves with it.
+ */
+export async function setPins(
+  store: Store<StoreMode>,
   sessionId: string,
   ids: readonly number[],
   pinned: boolean,
   now: number,
-): number {
-  return transaction(db, () => {
-    const changed = pinned
-      ? pinDocuments(db, sessionId, ids, now)
-      : unpinDocuments(db, sessionId, ids);
-    bumpCounter(db, "index_generation");
-    return changed;
-  });
+): Promise<number> {
+  return await store.transaction((s) =>
+    andThen(
+      pinned ? s.docs.pinDocuments(sessionId, ids, now) : s.docs.unpinDocuments(sessionId, ids),
+      (changed) => andThen(s.docs.bumpCounter("index_generation"), () => changed),
+    )
+  );
 }

@@ -6,14 +6,9 @@
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
-import { chunkTotals } from "../store/docs/chunks.ts";
-import { currentSession } from "../store/docs/doc_sessions.ts";
-import { collectionRows } from "../store/docs/collections.ts";
-import { documentTotals, fileTypeCounts } from "../store/docs/document_listing.ts";
-import { edgeCount } from "../store/docs/graph.ts";
+import type { DocsStore } from "../store/docs/docs_store.ts";
 import { listPackFiles } from "../store/docs/packs.ts";
-import { snapshotCount } from "../store/docs/snapshots.ts";
-import { vectorCount } from "../store/docs/vectors.ts";
+import type { StoreMode } from "../store/repository.ts";
 import {
   type HealthSummary,
   readStoreHealth,
@@ -37,10 +32,15 @@ export interface StatusDetails {
   stored_bytes: number;
   /** Stored bytes over raw block bytes. */
   compression_ratio: number;
-  /** Pack files holding larger blocks' bytes beside the database. */
+  /** Pack files holding larger blocks' bytes beside the database (none on a database server). */
   pack_files: number;
   /** Their size on disk (bytes a failed or crashed write left behind included). */
   pack_bytes: number;
+  /**
+   * A database server only: the stored bytes of every block, all held in its rows (it keeps
+   * no pack files). Absent on SQLite.
+   */
+  database_block_bytes?: number;
   /** Collections. */
   collections: number;
   /** Snapshots. */
@@ -80,47 +80,72 @@ function ratio(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 10000) / 10000 : 0;
 }
 
-/** The recorded health of the store `db` belongs to (always ok for an in-memory store). */
-function storeHealth(db: DatabaseSync): HealthSummary {
-  const folder = storeFolder(db);
+/** The health recorded in a folder (always ok without one: an in-memory store). */
+function healthIn(folder: string | undefined): HealthSummary {
   return summarizeHealth(folder === undefined ? { damage: [] } : readStoreHealth(folder));
 }
 
-/** Computes the status report. */
-export function storageStatus(
-  db: DatabaseSync,
+/** Where a status report reads what is not in the store's rows. */
+export interface StatusSources {
+  /**
+   * The data home's connection when the store is SQLite's: its pack files, and the health file
+   * beside its database, are part of the report.
+   */
+  sqlite?: DatabaseSync;
+  /**
+   * The data home of a process serving from a database server: damage its operations met is
+   * recorded there (as `/api/health` reads it).
+   */
+  home?: string;
+}
+
+/**
+ * Computes the status report from the store of either backend. A database server keeps every
+ * block in its rows, so its report has no pack files and gives the bytes its rows hold instead.
+ */
+export async function storageStatus(
+  docs: DocsStore<StoreMode>,
+  sources: StatusSources,
   options: { detailed?: boolean; fileTypes?: boolean },
-): StatusReport {
-  const docs = documentTotals(db);
-  const chunks = chunkTotals(db);
-  const deduplicated = Math.max(0, docs.bytes - chunks.raw_bytes);
+): Promise<StatusReport> {
+  const sqlite = sources.sqlite;
+  const [totals, chunks] = await Promise.all([docs.documentTotals(), docs.chunkTotals()]);
+  const deduplicated = Math.max(0, totals.bytes - chunks.raw_bytes);
   const report: StatusReport = {
-    total_objects: docs.documents,
-    total_bytes: docs.bytes,
+    total_objects: totals.documents,
+    total_bytes: totals.bytes,
     unique_blocks: chunks.chunks,
     deduplicated_bytes: deduplicated,
-    dedup_ratio: ratio(deduplicated, docs.bytes),
-    damage: storeHealth(db),
+    dedup_ratio: ratio(deduplicated, totals.bytes),
+    damage: healthIn(sqlite === undefined ? sources.home : storeFolder(sqlite)),
   };
   if (options.detailed) {
-    const packs = listPackFiles(db);
+    const [collections, snapshots, vectors, edges, session] = await Promise.all([
+      docs.collectionRows(),
+      docs.snapshotCount(),
+      docs.vectorCount(),
+      docs.edgeCount(),
+      docs.currentSession(),
+    ]);
+    const packs = sqlite === undefined ? [] : listPackFiles(sqlite);
     report.details = {
-      latest_documents: docs.latest_documents,
-      text_documents: docs.text_documents,
-      binary_documents: docs.binary_documents,
-      unique_contents: docs.contents,
+      latest_documents: totals.latest_documents,
+      text_documents: totals.text_documents,
+      binary_documents: totals.binary_documents,
+      unique_contents: totals.contents,
       block_bytes: chunks.raw_bytes,
       stored_bytes: chunks.stored_bytes,
       compression_ratio: ratio(chunks.stored_bytes, chunks.raw_bytes),
       pack_files: packs.length,
       pack_bytes: packs.reduce((sum, pack) => sum + pack.bytes, 0),
-      collections: collectionRows(db).length,
-      snapshots: snapshotCount(db),
-      vectors: vectorCount(db),
-      graph_edges: edgeCount(db),
-      current_session: currentSession(db)?.session_id ?? null,
+      ...(sqlite === undefined ? { database_block_bytes: chunks.stored_bytes } : {}),
+      collections: collections.length,
+      snapshots,
+      vectors,
+      graph_edges: edges,
+      current_session: session?.session_id ?? null,
     };
   }
-  if (options.fileTypes) report.file_types = fileTypeCounts(db);
+  if (options.fileTypes) report.file_types = await docs.fileTypeCounts();
   return report;
 }

@@ -6,13 +6,14 @@
  */
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
-import { findDocuments } from "../doc_read.ts";
+import { findDocumentsIn } from "../doc_read.ts";
 import { setPins, targetSession } from "../doc_sessions.ts";
 import { matchesGlob } from "../glob.ts";
-import type { DatabaseSync } from "../../store/database.ts";
-import { documentPathsAll } from "../../store/docs/documents.ts";
+import type { DocsStore } from "../../store/docs/docs_store.ts";
+import type { StoreMode } from "../../store/repository.ts";
 import { docsContext, globSchema, sessionNameSchema } from "../ops/shared.ts";
 import type { OperationContext } from "../../ops/operation.ts";
+import { STORE } from "../../ops/service_keys.ts";
 
 /** A document session as the doc_session operations report it. */
 export const sessionInfoSchema = z.object({
@@ -42,21 +43,18 @@ export const pinInputSchema = z.object({
   session: sessionNameSchema.optional().describe("Session (default: the current one)"),
 });
 
-/** The documents a pin or unpin names. */
-export function pinTargets(
-  db: DatabaseSync,
+/** The documents a pin or unpin names, read from the store of either backend. */
+export async function pinTargets(
+  docs: DocsStore<StoreMode>,
   input: { hash?: string; name?: string; path?: string },
-): Array<{ id: number; hash: string; path: string }> {
+): Promise<Array<{ id: number; hash: string; path: string }>> {
   if (input.hash !== undefined || input.name !== undefined) {
-    return findDocuments(db, { hash: input.hash, name: input.name }).map(({ id, hash, path }) => ({
-      id,
-      hash,
-      path,
-    }));
+    const rows = await findDocumentsIn(docs, { hash: input.hash, name: input.name });
+    return rows.map(({ id, hash, path }) => ({ id, hash, path }));
   }
   if (input.path !== undefined) {
     const pattern = input.path;
-    return documentPathsAll(db, true).filter((doc) =>
+    return (await docs.documentPathsAll(true)).filter((doc) =>
       doc.path === pattern || matchesGlob(doc.path, pattern) || matchesGlob(doc.name, pattern)
     ).map(({ id, hash, path }) => ({ id, hash, path }));
   }
@@ -64,20 +62,20 @@ export function pinTargets(
 }
 
 /** Pins (`pinned` true) or unpins the documents `input` names in its session. */
-export function runPin(
+export async function runPin(
   context: OperationContext,
   input: z.infer<typeof pinInputSchema>,
   pinned: boolean,
-): z.infer<typeof pinOutputSchema> {
-  const docs = docsContext(context);
-  const session = targetSession(docs.db, input.session);
-  const documents = pinTargets(docs.db, input);
-  const changed = setPins(
-    docs.db,
+): Promise<z.infer<typeof pinOutputSchema>> {
+  const store = context.services.get(STORE);
+  const session = await targetSession(store.docs, input.session);
+  const documents = await pinTargets(store.docs, input);
+  const changed = await setPins(
+    store,
     session.session_id,
     documents.map((d) => d.id),
     pinned,
-    docs.now,
+    docsContext(context).now,
   );
   return { session_id: session.session_id, matched: documents.length, changed, documents };
 }

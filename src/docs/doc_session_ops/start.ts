@@ -8,6 +8,7 @@ import { z } from "zod";
 import { beginSession } from "../doc_sessions.ts";
 import { docsContext, labelSchema, sessionNameSchema } from "../ops/shared.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { STORE } from "../../ops/service_keys.ts";
 import { sessionInfoSchema } from "./shared.ts";
 
 /** The `doc_session.start` operation. */
@@ -30,10 +31,10 @@ export const startOperation: Operation = defineOperation({
     idempotentHint: false,
     openWorldHint: false,
   },
-  run(context, input) {
+  async run(context, input) {
     const docs = docsContext(context);
-    const { session, resumed } = beginSession(
-      docs.db,
+    const { session, resumed } = await beginSession(
+      context.services.get(STORE),
       input.name,
       input.label,
       input.description,

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { endSession } from "../doc_sessions.ts";
 import { docsContext, sessionNameSchema } from "../ops/shared.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
+import { STORE } from "../../ops/service_keys.ts";
 import { sessionInfoSchema } from "./shared.ts";
 
 /** The `doc_session.stop` operation. */
@@ -29,7 +30,6 @@ export const stopOperation: Operation = defineOperation({
     openWorldHint: false,
   },
   run(context, input) {
-    const docs = docsContext(context);
-    return endSession(docs.db, input.name, docs.now);
+    return endSession(context.services.get(STORE), input.name, docsContext(context).now);
   },
 });

@@ -9,10 +9,29 @@ import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
 import { fileNodeKey, walkGraph } from "../doc_graph.ts";
-import { describeDocument, documentBytes, resolveDocument } from "../doc_read.ts";
+import { describeDocument, documentBytes, resolveDocumentIn } from "../doc_read.ts";
+import { readContentFrom } from "../store_content.ts";
 import { decodeText } from "../text_extract.ts";
+import type { DocumentRow } from "../../store/docs/documents.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { docsContext, documentInfoSchema, graphNodeSchema, pathSchema } from "./shared.ts";
+import {
+  type DocsContext,
+  docsContext,
+  documentInfoSchema,
+  graphNodeSchema,
+  pathSchema,
+  sqliteConnection,
+} from "./shared.ts";
+
+/**
+ * A document's bytes, verified against its hash. SQLite reads them with its pack files (naming
+ * a damaged one and recording the damage as the store's health); a server reads its rows.
+ */
+async function verifiedBytes(docs: DocsContext, row: DocumentRow): Promise<Uint8Array> {
+  const sqlite = sqliteConnection(docs);
+  if (sqlite !== undefined) return documentBytes(sqlite, row);
+  return await readContentFrom(docs.store, row.hash, { path: row.path, id: row.id });
+}
 
 /** The `docs.get` operation. */
 export const getOperation: Operation = defineOperation({
@@ -45,7 +64,7 @@ export const getOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  run(context, input) {
+  async run(context, input) {
     if (input.outputPath !== undefined) {
       // YAMS's get wrote files from its read-only pipeline; here a write needs a write scope.
       throw new VantageError(
@@ -55,15 +74,15 @@ export const getOperation: Operation = defineOperation({
       );
     }
     const docs = docsContext(context);
-    const row = resolveDocument(docs.db, { hash: input.hash, name: input.name });
-    const info = describeDocument(docs.db, row);
+    const row = await resolveDocumentIn(docs.store, { hash: input.hash, name: input.name });
+    const info = await describeDocument(docs.store, row);
     const result: z.infer<typeof documentInfoSchema> & {
       content?: string;
       content_encoding?: "utf-8" | "base64";
       related?: z.infer<typeof graphNodeSchema>[];
     } = info;
     if (input.include_content) {
-      const bytes = documentBytes(docs.db, row);
+      const bytes = await verifiedBytes(docs, row);
       if (row.is_text === 1) {
         result.content = decodeText(bytes);
         result.content_encoding = "utf-8";
@@ -75,12 +94,12 @@ export const getOperation: Operation = defineOperation({
       }
     }
     if (input.graph) {
-      result.related = walkGraph(docs.db, {
+      result.related = (await walkGraph(docs.store, {
         start: fileNodeKey(row),
         depth: input.depth,
         reverse: false,
         limit: 100,
-      }).nodes;
+      })).nodes;
     }
     return result;
   },

@@ -15,7 +15,7 @@ import {
   RELATIONS,
   walkGraph,
 } from "../doc_graph.ts";
-import { resolveDocument } from "../doc_read.ts";
+import { resolveDocumentIn } from "../doc_read.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, graphNodeSchema, READ_ONLY } from "./shared.ts";
 
@@ -55,28 +55,30 @@ export const graphOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  run(context, input) {
+  async run(context, input) {
     const docs = docsContext(context);
     if (input.list_types) {
-      const types = graphNodeTypes(docs.db);
+      const types = await graphNodeTypes(docs.store);
       return { total: types.length, types };
     }
     if (input.list_type !== undefined) {
-      const nodes = graphNodesOfType(docs.db, input.list_type, input.limit);
+      const nodes = await graphNodesOfType(docs.store, input.list_type, input.limit);
       return { total: nodes.length, nodes };
     }
     let start: string;
     if (input.node_key !== undefined) {
       start = input.node_key;
     } else if (input.hash !== undefined || input.name !== undefined) {
-      start = fileNodeKey(resolveDocument(docs.db, { hash: input.hash, name: input.name }));
+      start = fileNodeKey(
+        await resolveDocumentIn(docs.store, { hash: input.hash, name: input.name }),
+      );
     } else {
       throw new VantageError(
         "invalid_arguments",
         "give 'hash', 'name' or 'node_key' to start from, or 'list_types' / 'list_type'",
       );
     }
-    const walk = walkGraph(docs.db, {
+    const walk = await walkGraph(docs.store, {
       start,
       depth: input.depth,
       reverse: input.reverse,

@@ -8,7 +8,6 @@ import { z } from "zod";
 import { describeDocument } from "../doc_read.ts";
 import { sessionScope } from "../doc_sessions.ts";
 import { matchesGlob } from "../glob.ts";
-import { listDocuments } from "../../store/docs/document_listing.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
   docsContext,
@@ -68,13 +67,19 @@ export const listOperation: Operation = defineOperation({
     if (input.pattern !== undefined) {
       // A glob cannot be pushed into SQL, so filtering happens before paging.
       const pattern = input.pattern;
-      const all = listDocuments(docs.db, { filter, sortBy, order }).rows.filter((row) =>
+      const all = (await docs.store.listDocuments({ filter, sortBy, order })).rows.filter((row) =>
         matchesGlob(row.path, pattern) || matchesGlob(row.relative_path, pattern)
       );
       total = all.length;
       rows = all.slice(input.offset, input.offset + limit);
     } else {
-      const page = listDocuments(docs.db, { filter, sortBy, order, limit, offset: input.offset });
+      const page = await docs.store.listDocuments({
+        filter,
+        sortBy,
+        order,
+        limit,
+        offset: input.offset,
+      });
       total = page.total;
       rows = page.rows;
     }
@@ -89,7 +94,7 @@ export const listOperation: Operation = defineOperation({
     return {
       total,
       offset: input.offset,
-      documents: rows.map((row) => describeDocument(docs.db, row)),
+      documents: await Promise.all(rows.map((row) => describeDocument(docs.store, row))),
     };
   },
 });

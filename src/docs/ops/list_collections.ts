@@ -4,7 +4,6 @@
  * @module
  */
 import { z } from "zod";
-import { collectionRows } from "../../store/docs/collections.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY } from "./shared.ts";
 
@@ -24,8 +23,8 @@ export const listCollectionsOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  run(context) {
-    const collections = collectionRows(docsContext(context).db);
+  async run(context) {
+    const collections = await docsContext(context).store.collectionRows();
     return { total: collections.length, collections };
   },
 });

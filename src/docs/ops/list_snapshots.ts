@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "zod";
-import { listSnapshots, snapshotCount } from "../../store/docs/snapshots.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY } from "./shared.ts";
 
@@ -35,11 +34,15 @@ export const listSnapshotsOperation: Operation = defineOperation({
   }),
   scopes: ["docs:read"],
   annotations: READ_ONLY,
-  run(context, input) {
-    const db = docsContext(context).db;
+  async run(context, input) {
+    const docs = docsContext(context).store;
+    const [total, rows] = await Promise.all([
+      docs.snapshotCount(),
+      docs.listSnapshots(input.limit),
+    ]);
     return {
-      total: snapshotCount(db),
-      snapshots: listSnapshots(db, input.limit).map((row) => ({
+      total,
+      snapshots: rows.map((row) => ({
         ...row,
         created_at: new Date(row.created_at).toISOString(),
       })),

@@ -85,6 +85,15 @@ export function serverDocsOf(
   return search === undefined ? undefined : { store: context.services.get(STORE), search };
 }
 
+/**
+ * The data home's SQLite connection when this process serves from SQLite, for the parts of an
+ * answer only SQLite has (pack files, the search index file, recorded damage); undefined on a
+ * database server, which answers those parts its own way.
+ */
+export function sqliteConnection(docs: DocsContext): DatabaseSync | undefined {
+  return docs.serverSearch === undefined ? docs.db : undefined;
+}
+
 /** Whether a name can be stored and found again: no control characters, no unpaired surrogates. */
 function isPlain(text: string): boolean {
   return !hasControlCharacter(text) && text.isWellFormed();

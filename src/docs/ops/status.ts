@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { storageStatus } from "../doc_status.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { docsContext, READ_ONLY } from "./shared.ts";
+import { docsContext, READ_ONLY, sqliteConnection } from "./shared.ts";
 
 /** The `docs.status` operation. */
 export const statusOperation: Operation = defineOperation({
@@ -30,7 +30,9 @@ export const statusOperation: Operation = defineOperation({
       reasons: z.array(z.string()),
       last_verified_at: z.string().nullable(),
       last_verify_ok: z.boolean().nullable(),
-    }).describe("The store's recorded health: degraded while known damage is not repaired"),
+    }).describe(
+      "The store's recorded health: degraded while known damage is not repaired (on a database server, the damage its operations met, as /api/health)",
+    ),
     details: z.object({
       latest_documents: z.number().int(),
       text_documents: z.number().int(),
@@ -39,13 +41,16 @@ export const statusOperation: Operation = defineOperation({
       block_bytes: z.number().int(),
       stored_bytes: z.number().int(),
       compression_ratio: z.number(),
-      pack_files: z.number().int(),
+      pack_files: z.number().int().describe("SQLite's pack files; 0 on a database server"),
       pack_bytes: z.number().int(),
       collections: z.number().int(),
       snapshots: z.number().int(),
       vectors: z.number().int(),
       graph_edges: z.number().int(),
       current_session: z.string().nullable(),
+      database_block_bytes: z.number().int().optional().describe(
+        "Database server only: block bytes held in its rows (it has no pack files)",
+      ),
     }).optional(),
     file_types: z.array(z.object({
       extension: z.string(),
@@ -58,6 +63,9 @@ export const statusOperation: Operation = defineOperation({
   annotations: READ_ONLY,
   run(context, input) {
     const docs = docsContext(context);
-    return storageStatus(docs.db, { detailed: input.detailed, fileTypes: input.file_types });
+    return storageStatus(docs.store, { sqlite: sqliteConnection(docs), home: docs.home }, {
+      detailed: input.detailed,
+      fileTypes: input.file_types,
+    });
   },
 });
