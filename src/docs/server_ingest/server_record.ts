@@ -36,10 +36,13 @@ export interface RecordContext {
   embedding: ServerEmbedding;
 }
 
+/** What storing a document's content added to the store, as an add counts it. */
+export type StoredCounts = Pick<PutResult, "size" | "new_chunks" | "new_bytes" | "stored_bytes">;
+
 /** What recording one document did, taken in by the add once its write committed. */
 export interface Recorded {
   /** How its content was stored (undefined when it was found unchanged by size and time). */
-  put?: PutResult;
+  put?: StoredCounts;
   /** The document as the add reports it. */
   document: IngestedDocument;
   /** The keyword index's changes. */
@@ -123,13 +126,19 @@ export async function recordIn(
 ): Promise<Recorded> {
   const { options, snapshot } = context;
   const entry = file.entry;
-  await docs.lockDocumentKeys([entry.path, file.hash]);
+  // Sent together: a write's statements run in the order sent on its connection, so the path's
+  // versions are read once the locks are held, without waiting a round trip in between.
+  const [, versions] = await Promise.all([
+    docs.lockDocumentKeys([entry.path, file.hash]),
+    docs.pathVersions(entry.path, file.hash),
+  ]);
+  const { same: existing, latest: previous } = versions;
   await snapshot.saveIn(docs);
-  const put = await putPreparedIn(docs, file, options.now);
   const keywords: KeywordChanges = { add: [], remove: [] };
   const recorded: Pick<Recorded, "keywords" | "pending"> = { keywords };
-  const { same: existing, latest: previous } = await docs.pathVersions(entry.path, put.hash);
   if (existing !== undefined) {
+    // Its content is stored (the document refers to it): nothing to put, as SQLite's put finds.
+    const put = { size: file.size, new_chunks: 0, new_bytes: 0, stored_bytes: 0 };
     await docs.refreshDocument(existing.id, {
       relative_path: entry.relativePath,
       modified_at: file.times.modified,
@@ -146,6 +155,7 @@ export async function recordIn(
     await snapshot.include(docs, existing);
     return { put, document: reported(existing, "unchanged"), ...recorded };
   }
+  const put = await putPreparedIn(docs, file, options.now);
   const name = basename(entry.name ?? entry.path) || entry.relativePath;
   const extracted = extractText(entry.name ?? entry.path, file.prefix);
   const row = {

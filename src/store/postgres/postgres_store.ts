@@ -45,11 +45,12 @@ export const PG_READY_AREAS: readonly string[] = [
 
 /**
  * The store areas (and the parts above them) that do not run on PostgreSQL yet. Document
- * memory's store does ({@linkcode PostgresStore.docs}), but the document engine above it still
- * calls SQLite's functions, so a server on PostgreSQL refuses document operations.
+ * memory's store does ({@linkcode PostgresStore.docs}), and so do its writes (`docs.add`,
+ * `docs.update`, `docs.delete`: src/docs/server_ingest/), but the rest of the document engine
+ * still calls SQLite's functions, so a server on PostgreSQL refuses those operations.
  */
 export const PG_PENDING_AREAS: readonly string[] = [
-  "document memory (its store is on PostgreSQL; the document engine is not yet)",
+  "document memory (its store and its writes are on PostgreSQL; the rest of its engine is not yet)",
 ];
 
 /** An open PostgreSQL store: its pool and the areas ready on it. */

@@ -5,9 +5,9 @@
  * plus the keyword search over documents ({@linkcode PgDocsSearch}), which PostgreSQL answers
  * from its own `tsvector` index where SQLite keeps an index file.
  *
- * The document engine (src/docs/) still runs on SQLite's functions directly; until it runs on
- * this interface, a server on PostgreSQL refuses document operations (see
- * ../postgres_store.ts).
+ * The document engine's writes (src/docs/server_ingest/) run on this interface; the rest of the
+ * engine (src/docs/) still runs on SQLite's functions directly, and until it runs here a server
+ * on PostgreSQL refuses those operations (see ../postgres_store.ts).
  *
  * @module
  */
