@@ -39,7 +39,12 @@ export function ccusageBinary(): string | undefined {
   // The native binary itself when it is there: the npm shim needs a Node.js to start it.
   const native = join(clientsPrefix(), "node_modules", "@ccusage", "ccusage-linux-x64", "bin");
   if (Deno.env.get("VANTAGE_CCUSAGE_BIN") === undefined && isFile(join(native, "ccusage"))) {
-    return join(native, "ccusage");
+    const binary = join(native, "ccusage");
+    // npm leaves a package's file that is not its `bin` without the execute bit; ccusage's own
+    // launcher sets it on its first run, which a machine that never ran it has not had.
+    const mode = Deno.statSync(binary).mode ?? 0o755;
+    if ((mode & 0o100) === 0) Deno.chmodSync(binary, mode | 0o111);
+    return binary;
   }
   return locate("VANTAGE_CCUSAGE_BIN", "ccusage");
 }
