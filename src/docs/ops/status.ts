@@ -31,7 +31,7 @@ export const statusOperation: Operation = defineOperation({
       last_verified_at: z.string().nullable(),
       last_verify_ok: z.boolean().nullable(),
     }).describe(
-      "The store's recorded health: degraded while known damage is not repaired (on a database server, the damage its operations met, as /api/health)",
+      "Recorded health: degraded while known damage is unrepaired (a server: what its ops met)",
     ),
     details: z.object({
       latest_documents: z.number().int(),
