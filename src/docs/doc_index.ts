@@ -380,21 +380,22 @@ export interface PendingVectors {
   text: string;
 }
 
-const COMPLETE_KEY = "vectors_complete_for";
+/** The state key naming the model every latest text document has vectors from. */
+export const VECTORS_COMPLETE_STATE = "vectors_complete_for";
 
 /** Whether every latest text document has vectors from `model`. */
 export function vectorsComplete(db: DatabaseSync, model: string): boolean {
-  return readState(db, COMPLETE_KEY) === model;
+  return readState(db, VECTORS_COMPLETE_STATE) === model;
 }
 
 /** Records that every latest text document has vectors from `model`. */
 export function markVectorsComplete(db: DatabaseSync, model: string): void {
-  writeState(db, COMPLETE_KEY, model);
+  writeState(db, VECTORS_COMPLETE_STATE, model);
 }
 
 /** Records that some documents may lack vectors (searches embed them for themselves until an add or a repair stores them). */
 export function markVectorsIncomplete(db: DatabaseSync): void {
-  writeState(db, COMPLETE_KEY, undefined);
+  writeState(db, VECTORS_COMPLETE_STATE, undefined);
 }
 
 /** Replaces documents' vectors using a synchronous embedder (inside the caller's transaction). */

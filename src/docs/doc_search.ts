@@ -36,7 +36,12 @@ import {
   sharedTrigramExpression,
   trigramSimilarity,
 } from "./search_terms.ts";
-import { rankUnstored, SEARCH_EMBED_BUDGET_MS, unstoredVectors } from "./unstored_vectors.ts";
+import {
+  rankUnstored,
+  SEARCH_EMBED_BUDGET_MS,
+  type UnstoredVectors,
+  unstoredVectors,
+} from "./unstored_vectors.ts";
 import { VectorIndex } from "./vector_index.ts";
 
 /** The search modes. */
@@ -125,8 +130,6 @@ export interface Ranking {
  * ```
  */
 export async function rankDocuments(db: DatabaseSync, request: SearchRequest): Promise<Ranking> {
-  const fusion = { ...DEFAULT_FUSION, ...request.fusion };
-  const depth = Math.max(fusion.depth, request.limit);
   const warnings: string[] = [];
   // Opened first: a new index file (the last one lost or damaged) has its refill queued as it opens.
   if (request.mode !== "semantic" && fromIndex(db, () => abandonedIndexChanges(db))) {
@@ -136,14 +139,60 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
   }
   // The documents a narrowing filter allows, looked up once for every leg.
   const allow = allowed(db, request.filter);
+  return await rankWith(
+    {
+      keyword: (query, limit, columns) => keywordHits(db, query, limit, columns, allow),
+      fuzzy: (query, similarity, limit, columns) =>
+        fuzzyHits(db, query, similarity, limit, columns, allow),
+      semantic: (limit, legWarnings) => semanticHits(db, request, limit, allow, legWarnings),
+    },
+    request,
+    warnings,
+  );
+}
+
+/**
+ * The legs of a search on one backend, each already limited to the documents the request's
+ * filter allows: SQLite's here, a database server's in server_search/server_ranking.ts.
+ */
+export interface SearchLegs {
+  /** BM25 hits for any of the query's terms. */
+  keyword(
+    query: string,
+    limit: number,
+    columns: ColumnWeights,
+  ): RankedDocument[] | Promise<RankedDocument[]>;
+  /** BM25 hits for the query's words widened to similar index words. */
+  fuzzy(
+    query: string,
+    similarity: number,
+    limit: number,
+    columns: ColumnWeights,
+  ): RankedDocument[] | Promise<RankedDocument[]>;
+  /** Cosine hits for the request's query; what it could not cover goes to `warnings`. */
+  semantic(limit: number, warnings: string[]): Promise<RankedDocument[]>;
+}
+
+/**
+ * Ranks documents for a query with one backend's legs: the mode picks the legs, and hybrid
+ * fuses them by reciprocal rank with the request's fusion settings — the same on every
+ * backend. `warnings` (what the caller already noted) are returned with the ranking's own.
+ */
+export async function rankWith(
+  legs: SearchLegs,
+  request: SearchRequest,
+  warnings: string[] = [],
+): Promise<Ranking> {
+  const fusion = { ...DEFAULT_FUSION, ...request.fusion };
+  const depth = Math.max(fusion.depth, request.limit);
   let ranking: Ranking;
   switch (request.mode) {
     case "keyword": {
-      let hits = keywordHits(db, request.query, depth, fusion.columns, allow);
+      let hits = await legs.keyword(request.query, depth, fusion.columns);
       if (request.fuzzy && hits.length < request.limit) {
         hits = appendNew(
           hits,
-          fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
+          await legs.fuzzy(request.query, request.similarity, depth, fusion.columns),
         );
       }
       ranking = cut(hits, request.limit);
@@ -151,17 +200,17 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
     }
     case "fuzzy":
       ranking = cut(
-        fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
+        await legs.fuzzy(request.query, request.similarity, depth, fusion.columns),
         request.limit,
       );
       break;
     case "semantic":
-      ranking = cut(await semanticHits(db, request, depth, allow, warnings), request.limit);
+      ranking = cut(await legs.semantic(depth, warnings), request.limit);
       break;
     case "hybrid": {
       let semantic: RankedDocument[] = [];
       try {
-        semantic = await semanticHits(db, request, depth, allow, warnings);
+        semantic = await legs.semantic(depth, warnings);
       } catch (error) {
         // Keyword evidence still answers when an external embedding service is down.
         warnings.push(
@@ -170,21 +219,14 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
       }
       const lists: Array<{ hits: RankedDocument[]; weight: number }> = [
         {
-          hits: keywordHits(db, request.query, depth, fusion.columns, allow),
+          hits: await legs.keyword(request.query, depth, fusion.columns),
           weight: fusion.keywordWeight,
         },
         { hits: semantic, weight: fusion.semanticWeight },
       ];
       if (request.fuzzy && fusion.fuzzyWeight > 0) {
         lists.push({
-          hits: fuzzyHits(
-            db,
-            request.query,
-            request.similarity,
-            depth,
-            fusion.columns,
-            allow,
-          ),
+          hits: await legs.fuzzy(request.query, request.similarity, depth, fusion.columns),
           weight: fusion.fuzzyWeight,
         });
       }
@@ -329,22 +371,38 @@ export async function semanticHits(
     budgetMs: SEARCH_EMBED_BUDGET_MS,
     allow,
   });
-  const sync = syncEmbedding(request.embedder);
-  const vector = sync !== undefined
-    ? sync(request.query)
-    : (await request.embedder.embed([request.query]))[0];
+  const vector = await queryVector(request.embedder, request.query);
   const index = VectorIndex.for(db, request.embedder.id);
   const stored = index.search(
     vector,
     limit,
     allow === undefined ? undefined : (id) => allow.has(id),
   );
+  return withUnstored(stored, unstored, vector, limit, request.embedder.id, warnings);
+}
+
+/** The query's vector (unit length) from the embedder. */
+export async function queryVector(embedder: Embedder, query: string): Promise<Float32Array> {
+  const sync = syncEmbedding(embedder);
+  return sync !== undefined ? sync(query) : (await embedder.embed([query]))[0];
+}
+
+/**
+ * Stored-vector hits merged with those of documents embedded for this search only (which
+ * `warnings` then names), best first, at most `limit`.
+ */
+export function withUnstored(
+  stored: RankedDocument[],
+  unstored: UnstoredVectors,
+  vector: Float32Array,
+  limit: number,
+  model: string,
+  warnings: string[],
+): RankedDocument[] {
   if (unstored.documents.length === 0 && unstored.complete) return stored;
   const count = unstored.documents.length;
   warnings.push(
-    `${count} document${
-      count === 1 ? " has" : "s have"
-    } no stored vectors from ${request.embedder.id}${
+    `${count} document${count === 1 ? " has" : "s have"} no stored vectors from ${model}${
       unstored.complete ? "" : " (and more than this search had time to embed)"
     }: embedded for this search only; the next add or docs.repair stores them`,
   );

@@ -16,6 +16,7 @@ import { bindQueryable, type PgBound } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
 import * as chunks from "./chunks.ts";
 import * as documentSearch from "./document_search.ts";
+import * as documentVocabulary from "./document_vocabulary.ts";
 import * as documents from "./documents.ts";
 import * as graphAndVectors from "./graph_and_vectors.ts";
 import * as listing from "./listing.ts";
@@ -50,9 +51,14 @@ const PG_DOCS_SEARCH_FUNCTIONS = {
   removeDocumentText: documentSearch.removeDocumentText,
   searchDocumentText: documentSearch.searchDocumentText,
   vectorBackend: documentSearch.vectorBackend,
+  searchVocabulary: documentVocabulary.searchVocabulary,
+  queryLexemes: documentVocabulary.queryLexemes,
 };
 
-/** Keyword search over documents on PostgreSQL, and how the server can hold vectors. */
+/**
+ * Keyword search over documents on PostgreSQL, the index's words (for fuzzy search), and how
+ * the server can hold vectors.
+ */
 export type PgDocsSearch = PgBound<typeof PG_DOCS_SEARCH_FUNCTIONS>;
 
 /**
