@@ -33,7 +33,7 @@ import { splitLines } from "../../src/docs/snippet.ts";
 import { decodeText } from "../../src/docs/text_extract.ts";
 import type { DatabaseSync } from "../../src/store/database.ts";
 import { listDocuments } from "../../src/store/docs/document_listing.ts";
-import { vectorSegments } from "../../src/store/docs/vectors.ts";
+import { type VectorRow, vectorsAfter, vectorSegments } from "../../src/store/docs/vectors.ts";
 import { compileGrepPattern } from "../../src/docs/grep_pattern.ts";
 import { scanMatchingLines } from "../../src/docs/line_scan.ts";
 import { ScanPacer } from "../../src/docs/scan_pacer.ts";
@@ -778,8 +778,16 @@ async function benchCranfield(work: string): Promise<void> {
     row: listed.get(stored.id)!,
     text: textOf.get(cranfieldId.get(stored.id)!)!,
   }));
+  const vectors: VectorRow[] = [];
+  for (let after = 0;;) {
+    const page = vectorsAfter(db, embedder.id, after, 4096);
+    vectors.push(...page);
+    if (page.length < 4096) break;
+    after = page[page.length - 1].id;
+  }
   const postgres = await rankOnPostgres(
     indexed,
+    { embedder, rows: vectors },
     judged.map((query) => query.text),
     DEFAULT_FUSION.columns,
     100,
@@ -789,8 +797,10 @@ async function benchCranfield(work: string): Promise<void> {
   } else {
     for (const [ranking, ranked] of postgres) {
       const name = ranking === "bm25"
-        ? "PostgreSQL keyword (BM25 in SQL)"
-        : "PostgreSQL ts_rank_cd";
+        ? "PostgreSQL keyword index alone (BM25 in SQL)"
+        : ranking === "ts_rank_cd"
+        ? "PostgreSQL ts_rank_cd"
+        : `PostgreSQL docs.search ${ranking === "hybrid" ? "hybrid (default)" : ranking}`;
       rows.push(line(
         name,
         mean(
