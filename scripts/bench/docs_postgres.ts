@@ -22,6 +22,7 @@ import type {
 import { pgDocsSearch, pgDocsStore } from "../../src/store/postgres/docs/docs_store.ts";
 import { migratePostgres } from "../../src/store/postgres/migrate.ts";
 import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
+import { median } from "./stats.ts";
 import { POSTGRES_MISSING, startPostgresCluster } from "../../tests/helpers/postgres_cluster.ts";
 
 /** A stored document with the text its keyword index was given. */
@@ -42,9 +43,13 @@ export interface StoredVectors {
 
 /**
  * Each ranking's results for every query, as ids of the SQLite rows — the keyword index's own
- * two rankings, and `docs.search`'s modes on the server's store — or why it did not run.
+ * two rankings, and `docs.search`'s modes on the server's store — with the median time of one
+ * query in each mode; or why it did not run.
  */
-export type PostgresRankings = Map<DocumentRanking | SearchMode, number[][]> | string;
+export type PostgresRankings = {
+  ranked: Map<DocumentRanking | SearchMode, number[][]>;
+  medianMs: Map<SearchMode, number>;
+} | string;
 
 /**
  * Indexes `documents` (and stores `vectors`) in a fresh PostgreSQL database and ranks every
@@ -102,9 +107,12 @@ export async function rankOnPostgres(
         }
         out.set(ranking, ranked);
       }
+      const medianMs = new Map<SearchMode, number>();
       for (const mode of ["keyword", "fuzzy", "semantic", "hybrid"] as const) {
         const ranked: number[][] = [];
+        const times: number[] = [];
         for (const query of queries) {
+          const started = performance.now();
           const { hits } = await rankOnServer({ store: docs, search }, {
             query,
             mode,
@@ -114,11 +122,13 @@ export async function rankOnPostgres(
             filter: {},
             embedder: vectors.embedder,
           });
+          times.push(performance.now() - started);
           ranked.push(hits.map((hit) => sqliteId.get(hit.id)!));
         }
         out.set(mode, ranked);
+        medianMs.set(mode, median(times));
       }
-      return out;
+      return { ranked: out, medianMs };
     } finally {
       await pool.close();
     }

@@ -12,6 +12,10 @@
  * and index changes a stopped process left queued are reported, not
  * applied; the write paths store both (`search_upkeep.ts`).
  *
+ * The modes and the fusion ({@linkcode rankWith}) are written once for every
+ * backend; SQLite's legs read its index file and sealed vector files here, a
+ * database server's are in `server_search/server_ranking.ts`.
+ *
  * @module
  */
 import { type DatabaseSync, storeFailure } from "../store/database.ts";

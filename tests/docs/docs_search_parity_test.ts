@@ -340,6 +340,32 @@ Deno.test({
         }
       });
 
+      await t.step("the current session scopes search, grep and suggestions alike", async () => {
+        // Made current again on each store through the interface, as doc_session.start does.
+        for (const backend of [sqlite, postgres]) {
+          await backend.docs.startSession("fieldwork", "Field work", null, DOCS_NOW);
+        }
+        const scoped = { use_session: true };
+        for (
+          const [id, args] of [
+            ["docs.search", { query: "boats and the lighthouse", type: "semantic", ...scoped }],
+            ["docs.search", { query: "mackerel", ...scoped }],
+            ["docs.grep", { pattern: "the", ignore_case: true, count: true, ...scoped }],
+            ["docs.suggest_context", { query: "seismic tremors", ...scoped }],
+          ] as Array<[string, Record<string, unknown>]>
+        ) {
+          const [here, there] = await both(id, args);
+          assert.deepEqual(untimed(there), untimed(here), `${id} ${JSON.stringify(args)}`);
+        }
+        const [mackerel] = await both("docs.search", { query: "mackerel", ...scoped });
+        for (const hit of hitsOf(mackerel)) assert.match(hit.path, /\/notes\//);
+        const [grepped] = await both("docs.grep", { pattern: "the", count: true, ...scoped });
+        assert.ok((grepped.results as unknown[]).length > 0);
+        for (const backend of [sqlite, postgres]) {
+          await backend.docs.stopSession("fieldwork", DOCS_NOW);
+        }
+      });
+
       await t.step("suggest_context suggests the same snapshots", async () => {
         for (const query of ["glacier", "mackerel", "telescope"]) {
           const [here, there] = await both("docs.suggest_context", { query });
