@@ -212,28 +212,27 @@ export async function rankWith(
       ranking = cut(await legs.semantic(depth, warnings), request.limit);
       break;
     case "hybrid": {
-      let semantic: RankedDocument[] = [];
-      try {
-        semantic = await legs.semantic(depth, warnings);
-      } catch (error) {
+      // The legs run at once (on a server each is a round trip of its own); the fused order
+      // depends only on their lists, and only the semantic leg adds warnings.
+      const semantic = legs.semantic(depth, warnings).catch((error): RankedDocument[] => {
         // Keyword evidence still answers when an external embedding service is down.
         warnings.push(
           `semantic search was skipped: ${error instanceof Error ? error.message : String(error)}`,
         );
-      }
+        return [];
+      });
+      const keyword = (async () => await legs.keyword(request.query, depth, fusion.columns))();
+      const fuzzy = request.fuzzy && fusion.fuzzyWeight > 0
+        ? (async () => await legs.fuzzy(request.query, request.similarity, depth, fusion.columns))()
+        : undefined;
+      // All awaited together, so a leg that fails while another is still at work is not left
+      // failing unheard.
+      const [byWords, byMeaning, bySpelling] = await Promise.all([keyword, semantic, fuzzy]);
       const lists: Array<{ hits: RankedDocument[]; weight: number }> = [
-        {
-          hits: await legs.keyword(request.query, depth, fusion.columns),
-          weight: fusion.keywordWeight,
-        },
-        { hits: semantic, weight: fusion.semanticWeight },
+        { hits: byWords, weight: fusion.keywordWeight },
+        { hits: byMeaning, weight: fusion.semanticWeight },
       ];
-      if (request.fuzzy && fusion.fuzzyWeight > 0) {
-        lists.push({
-          hits: await legs.fuzzy(request.query, request.similarity, depth, fusion.columns),
-          weight: fusion.fuzzyWeight,
-        });
-      }
+      if (bySpelling !== undefined) lists.push({ hits: bySpelling, weight: fusion.fuzzyWeight });
       ranking = cut(reciprocalRankFusion(lists, fusion.k), request.limit);
       break;
     }
