@@ -7,9 +7,9 @@
  * compares the words as written. The widened lexemes are searched as terms; the index's
  * stemmer leaves a lexeme as it is.
  *
- * The vocabulary is read once per change of the store's `index_generation` counter (bumped by
- * every write that changes what search sees) and kept by the process with a trigram map, so a
- * fuzzy search costs one counter read and one ranked query.
+ * The vocabulary is kept by the process (server_vocabulary.ts), so a fuzzy search costs a
+ * counter read, the query's lexemes and one ranked query, plus the words of documents indexed
+ * since the last search.
  *
  * @module
  */
@@ -19,71 +19,21 @@ import type { StoreMode } from "../../store/repository.ts";
 import type { RankedDocument } from "../doc_search.ts";
 import { queryKeywords, trigramSimilarity } from "../search_terms.ts";
 import type { ColumnWeights } from "../../store/docs/search_index.ts";
+import { ServerVocabulary } from "./server_vocabulary.ts";
 
 /** Most similar words one query word is widened to (as on SQLite). */
 const WIDEST = 5;
-
-/** The index's words with the unpadded trigrams that find them. */
-class Vocabulary {
-  readonly #byTrigram = new Map<string, string[]>();
-
-  constructor(words: readonly string[]) {
-    for (const word of words) {
-      for (const gram of innerTrigrams(word)) {
-        let list = this.#byTrigram.get(gram);
-        if (list === undefined) {
-          list = [];
-          this.#byTrigram.set(gram, list);
-        }
-        list.push(word);
-      }
-    }
-  }
-
-  /** Words sharing any unpadded trigram with `word`. */
-  candidates(word: string): Set<string> {
-    const found = new Set<string>();
-    for (const gram of innerTrigrams(word)) {
-      for (const candidate of this.#byTrigram.get(gram) ?? []) found.add(candidate);
-    }
-    return found;
-  }
-}
-
-/** The unpadded trigrams of a word (none under three letters). */
-function innerTrigrams(word: string): Set<string> {
-  const grams = new Set<string>();
-  for (let i = 0; i + 3 <= word.length; i++) grams.add(word.slice(i, i + 3));
-  return grams;
-}
-
-const HELD = new WeakMap<object, { generation: number; vocabulary: Promise<Vocabulary> }>();
-
-/** The vocabulary of `search`'s index as of the store's current generation. */
-async function vocabularyOf(
-  store: DocsStore<StoreMode>,
-  search: PgDocsSearch,
-): Promise<Vocabulary> {
-  const generation = await store.readCounter("index_generation");
-  const held = HELD.get(search);
-  if (held !== undefined && held.generation === generation) return await held.vocabulary;
-  const vocabulary = search.searchVocabulary().then((words) => new Vocabulary(words));
-  HELD.set(search, { generation, vocabulary });
-  try {
-    return await vocabulary;
-  } catch (error) {
-    // A failed read is not kept: the next search reads again.
-    if (HELD.get(search)?.vocabulary === vocabulary) HELD.delete(search);
-    throw error;
-  }
-}
 
 /**
  * Index words within `similarity` of `lexeme` (Dice over padded trigrams), best first, the
  * lexeme itself included when the index holds it; a lexeme under three letters stands for
  * itself, as on SQLite.
  */
-function similarLexemes(vocabulary: Vocabulary, lexeme: string, similarity: number): string[] {
+function similarLexemes(
+  vocabulary: ServerVocabulary,
+  lexeme: string,
+  similarity: number,
+): string[] {
   if (lexeme.length < 3) return [lexeme];
   return [...vocabulary.candidates(lexeme)]
     .map((word) => ({ word, similarity: trigramSimilarity(lexeme, word) }))
@@ -110,7 +60,7 @@ export async function serverFuzzyHits(
   const words = terms.filter((term) => !term.includes(" "));
   const widened = new Set(terms.filter((term) => term.includes(" ")));
   if (words.length > 0) {
-    const vocabulary = await vocabularyOf(store, search);
+    const vocabulary = await ServerVocabulary.for(store, search);
     for (const lexemes of await search.queryLexemes(words)) {
       for (const lexeme of lexemes) {
         for (const word of similarLexemes(vocabulary, lexeme, similarity)) widened.add(word);

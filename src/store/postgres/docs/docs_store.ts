@@ -52,6 +52,7 @@ const PG_DOCS_SEARCH_FUNCTIONS = {
   searchDocumentText: documentSearch.searchDocumentText,
   vectorBackend: documentSearch.vectorBackend,
   searchVocabulary: documentVocabulary.searchVocabulary,
+  indexedDocumentIds: documentVocabulary.indexedDocumentIds,
   queryLexemes: documentVocabulary.queryLexemes,
 };
 
