@@ -1,9 +1,9 @@
 /**
  * The vector search a server's store is searched with (src/docs/server_search/server_vectors.ts)
  * reads vectors only through the DocsStore interface, so it runs here on SQLite's store, beside
- * SQLite's own index over the same rows: the same hits with the same scores, new vectors found,
- * vectors committed out of id order found once the generation moves, removals honoured, and
- * concurrent searches reading each vector once.
+ * SQLite's own index over the same rows: the same hits with the same scores, new vectors found
+ * without reading the rest again, vectors committed out of id order found once the generation
+ * moves, removals honoured, and concurrent searches reading each vector once.
  */
 import assert from "node:assert/strict";
 import { vectorToBytes } from "../../src/docs/embedder.ts";
@@ -106,11 +106,26 @@ Deno.test("a server's vector search finds new vectors, late commits and removals
   assert.ok(index.search(query, 10).some((hit) => hit.id === 60));
   assert.equal(index.size, TOPICS.length + 3);
 
+  // A new vector with a generation moved: read after the last id, checked by a count, not
+  // every vector read again.
+  const afters: number[] = [];
+  const vectorsAfter = docs.vectorsAfter;
+  docs.vectorsAfter = (model, after, limit) => {
+    afters.push(after);
+    return vectorsAfter(model, after, limit);
+  };
+  addVectors(db, [[70, "glacier ice valley retreat"]]);
+  bumpCounter(db, "index_generation");
+  index = await ServerVectorIndex.for(docs, embedder.id);
+  assert.ok(index.search(query, 10).some((hit) => hit.id === 70));
+  assert.ok(afters.length > 0 && !afters.includes(0), JSON.stringify(afters));
+  assert.equal(index.size, TOPICS.length + 4);
+
   // A removal (the store's trigger moves the removal counter) reloads without the vectors.
   transaction(db, () => deleteVectors(db, 3));
   index = await ServerVectorIndex.for(docs, embedder.id);
   assert.ok(!index.search(query, 10).some((hit) => hit.id === 3));
-  assert.equal(index.size, TOPICS.length + 2);
+  assert.equal(index.size, TOPICS.length + 3);
   db.close();
 });
 

@@ -9,13 +9,15 @@
  * older vector first there too.
  *
  * What a process holds is kept for its next search, and checked at each one against the
- * store's change counters: a write that changes what search sees bumps `index_generation`
- * (in the transaction that stores the vectors), a removal bumps `vector_removals`; after
- * either the vectors are read again whole. Reading only those after the last id held would
- * not do on a server: ids are handed out when a row is inserted, not when its transaction
- * commits, so a write that commits late can hold a lower id than one already read. Between
- * changes, each search still reads what follows the last id held (one query, usually no
- * rows), so vectors stored by a writer that bumps no counter are found as well.
+ * store's change counters. A removal bumps `vector_removals`: the vectors are read again
+ * whole. Otherwise each search reads what follows the last id held (one query, usually no
+ * rows). That alone would not do on a server: ids are handed out when a row is inserted, not
+ * when its transaction commits, so a write that commits late can hold a lower id than one
+ * already read. So when `index_generation` has moved (a write that changes what search sees
+ * bumps it, in the transaction that stores the vectors), the store's count of vectors is
+ * compared with those held, and any difference — a vector missed, or another model's
+ * vectors, which the count includes — reads them again whole. With one model in use, as
+ * usual, an add costs the next search its new vectors and a count, not every vector.
  *
  * @module
  */
@@ -69,11 +71,12 @@ export class ServerVectorIndex {
 
   /** Brings the held vectors up to date with the store. */
   refresh(docs: DocsStore<StoreMode>): Promise<void> {
-    // Chained, so two searches never append the same page twice; a failed refresh leaves the
-    // next one to start over rather than holding a half-read state.
+    // Chained, so two searches never append the same page twice; after a failed refresh the
+    // next one reads every vector again rather than trusting a half-read state.
     const next = this.#pending.then(() => this.#refresh(docs));
     this.#pending = next.catch(() => {
       this.#generation = -1;
+      this.#removals = -1;
     });
     return next;
   }
@@ -81,10 +84,26 @@ export class ServerVectorIndex {
   async #refresh(docs: DocsStore<StoreMode>): Promise<void> {
     const generation = await docs.readCounter("index_generation");
     const removals = await docs.readCounter("vector_removals");
-    if (generation !== this.#generation || removals !== this.#removals) {
-      this.#columns = undefined;
-      this.#after = 0;
+    if (removals !== this.#removals) this.#clear();
+    await this.#readAfter(docs);
+    if (generation !== this.#generation && this.#after > 0) {
+      if (await docs.vectorCount() !== this.size) {
+        this.#clear();
+        await this.#readAfter(docs);
+      }
     }
+    this.#generation = generation;
+    this.#removals = removals;
+  }
+
+  /** Forgets every vector held. */
+  #clear(): void {
+    this.#columns = undefined;
+    this.#after = 0;
+  }
+
+  /** Reads the vectors after the last one held. */
+  async #readAfter(docs: DocsStore<StoreMode>): Promise<void> {
     while (true) {
       const page = await docs.vectorsAfter(this.model, this.#after, PAGE);
       for (const row of page) {
@@ -95,8 +114,6 @@ export class ServerVectorIndex {
       if (page.length > 0) this.#after = page[page.length - 1].id;
       if (page.length < PAGE) break;
     }
-    this.#generation = generation;
-    this.#removals = removals;
   }
 
   /**
