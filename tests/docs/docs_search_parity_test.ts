@@ -11,7 +11,8 @@
  *
  * What must be equal, and what may not be:
  * - grep, semantic search and hash lookups read the same bytes and the same float vectors,
- *   scored by the same code: their answers are deepEqual.
+ *   scored by the same code: their answers are deepEqual — also for a document whose vectors
+ *   are gone, embedded for the search on each.
  * - keyword search ranks by BM25 on each backend's own tokenizer: SQLite's FTS5 (unicode61
  *   with porter stemming, stop words indexed) and PostgreSQL's `english` configuration
  *   (Snowball stemming, stop words dropped). BM25 scores therefore differ, and so can the
@@ -380,6 +381,30 @@ Deno.test({
         assert.deepEqual(againThere, again);
         assert.equal(again.suppressed, 1);
       });
+
+      await t.step(
+        "documents without stored vectors are embedded for the search alike",
+        async () => {
+          const [telescope] = (await sqlite.docs.documentsAfter(0, 1000)).filter((row) =>
+            row.path.endsWith("/telescope.md")
+          );
+          for (const backend of [sqlite, postgres]) {
+            assert.ok(await backend.docs.deleteVectors(telescope.id) > 0);
+            await backend.docs.setVectorModel(telescope.id, null);
+            await backend.docs.writeState("vectors_complete_for", undefined);
+          }
+          for (const type of ["semantic", "hybrid"]) {
+            const args = { query: "equatorial mount and nebulae", type };
+            const [here, there] = await both("docs.search", args);
+            assert.deepEqual(untimed(there), untimed(here), type);
+            assert.equal(hitsOf(here)[0].id, telescope.id, type);
+            assert.match(
+              String((here.warnings as string[])[0]),
+              /1 document has no stored vectors/,
+            );
+          }
+        },
+      );
     } finally {
       await sqlite.close();
       await postgres.close();
