@@ -8,6 +8,7 @@
  * keyword, fuzzy, semantic and hybrid) is ranked as well. Its figures are printed beside
  * SQLite's and a plain BM25's from the same run.
  */
+import { VECTORS_COMPLETE_STATE } from "../../src/docs/doc_index.ts";
 import type { SearchMode } from "../../src/docs/doc_search.ts";
 import type { Embedder } from "../../src/docs/embedder.ts";
 import { queryKeywords } from "../../src/docs/search_terms.ts";
@@ -92,7 +93,7 @@ export async function rankOnPostgres(
           await docs.insertVector(id, vector.seq, vectors.embedder.id, vector.vector);
         }
       }
-      await docs.writeState("vectors_complete_for", vectors.embedder.id);
+      await docs.writeState(VECTORS_COMPLETE_STATE, vectors.embedder.id);
       await pool.query("ANALYZE");
       const out = new Map<DocumentRanking | SearchMode, number[][]>();
       for (const ranking of ["bm25", "ts_rank_cd"] as const) {

@@ -25,7 +25,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { storedText } from "../../src/docs/doc_index.ts";
+import { storedText, VECTORS_COMPLETE_STATE } from "../../src/docs/doc_index.ts";
 import { putContentIn, readContentFrom } from "../../src/docs/store_content.ts";
 import { DATABASE, DOCUMENT_SEARCH } from "../../src/ops/service_keys.ts";
 import { skipWithoutPostgres } from "../helpers/postgres_cluster.ts";
@@ -155,8 +155,8 @@ async function copyStore(sqlite: DocsBackend, postgres: DocsBackend): Promise<vo
       after = page[page.length - 1].id;
     }
   }
-  const complete = await from.readState("vectors_complete_for");
-  await to.writeState("vectors_complete_for", complete);
+  const complete = await from.readState(VECTORS_COMPLETE_STATE);
+  await to.writeState(VECTORS_COMPLETE_STATE, complete);
   assert.equal(await to.vectorCount(), await from.vectorCount());
   assert.deepEqual(await to.documentsAfter(0, 1000), rows, "the rows copied whole");
 }
@@ -391,7 +391,7 @@ Deno.test({
           for (const backend of [sqlite, postgres]) {
             assert.ok(await backend.docs.deleteVectors(telescope.id) > 0);
             await backend.docs.setVectorModel(telescope.id, null);
-            await backend.docs.writeState("vectors_complete_for", undefined);
+            await backend.docs.writeState(VECTORS_COMPLETE_STATE, undefined);
           }
           for (const type of ["semantic", "hybrid"]) {
             const args = { query: "equatorial mount and nebulae", type };
