@@ -346,8 +346,7 @@ export class ColumnScorer {
   /**
    * The `limit` documents most similar to `query` (a unit vector) among `parts`, which hold
    * `total` live vectors of `dimensions` each, every document scored by its best piece;
-   * `allow` restricts which documents count. Parts are walked in order, so they must hold
-   * ascending vector ids for equal scores to rank the older vector first.
+   * `allow` restricts which documents count. Equal scores rank the older vector first.
    */
   rank(
     parts: readonly Columns[],
