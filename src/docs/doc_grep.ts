@@ -10,7 +10,11 @@
 import { concatBytes } from "../core/bytes.ts";
 import { VantageError } from "../core/errors.ts";
 import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentFilter, listDocuments } from "../store/docs/document_listing.ts";
+import {
+  type DocumentFilter,
+  listDocuments,
+  type ListQuery,
+} from "../store/docs/document_listing.ts";
 import type { DocumentRow } from "../store/docs/documents.ts";
 import { readContentPieces } from "./content_store.ts";
 import { matchesGlob } from "./glob.ts";
@@ -102,6 +106,25 @@ export interface GrepReport {
  * ```
  */
 export async function grepDocuments(db: DatabaseSync, request: GrepRequest): Promise<GrepReport> {
+  const { rows } = listDocuments(db, grepListing(request.filter));
+  return await grepRows(rows, (row, pacer) => readText(db, row, pacer), request);
+}
+
+/** The documents grep reads: the filter's text documents, in path order. */
+export function grepListing(filter: DocumentFilter): ListQuery {
+  return { filter: { ...filter, isText: true }, sortBy: "path", order: "asc" };
+}
+
+/**
+ * Greps documents listed by {@linkcode grepListing}, each document's text read by `read`
+ * (verified; damage is thrown, and reported as a warning), with the pacer to consult between
+ * pieces. The core of {@linkcode grepDocuments}, for a store that is read another way.
+ */
+export async function grepRows(
+  rows: readonly DocumentRow[],
+  read: (row: DocumentRow, pacer: ScanPacer) => Promise<string>,
+  request: GrepRequest,
+): Promise<GrepReport> {
   const matcher = compileGrepPattern(request.pattern, {
     ignoreCase: request.ignoreCase,
     word: request.word,
@@ -112,11 +135,6 @@ export async function grepDocuments(db: DatabaseSync, request: GrepRequest): Pro
   const maxCount = request.maxCount ?? 0;
   const maxTotal = request.maxTotal ?? 2000;
   const numbered = request.lineNumbers ?? false;
-  const { rows } = listDocuments(db, {
-    filter: { ...request.filter, isText: true },
-    sortBy: "path",
-    order: "asc",
-  });
   const report: GrepReport = {
     files_searched: 0,
     files_matched: 0,
@@ -136,7 +154,7 @@ export async function grepDocuments(db: DatabaseSync, request: GrepRequest): Pro
     report.files_searched++;
     let text: string;
     try {
-      text = await readText(db, row, pacer);
+      text = await read(row, pacer);
     } catch (error) {
       if (error instanceof VantageError && error.kind === "timeout") throw error;
       report.warnings.push(error instanceof Error ? error.message : String(error));

@@ -40,7 +40,7 @@ export interface SnippetRequest {
 }
 
 /** Bytes of a document read to find its snippet. */
-const SNIPPET_SOURCE_BYTES = 256 * 1024;
+export const SNIPPET_SOURCE_BYTES = 256 * 1024;
 
 /**
  * Builds result items for ranked documents, in rank order. A document whose
@@ -58,22 +58,10 @@ export function resultItems(
   for (const hit of hits) {
     const row = rows.get(hit.id);
     if (row === undefined) continue;
-    const item: SearchResultItem = {
-      id: row.id,
-      hash: row.hash,
-      title: row.title,
-      path: row.path,
-      score: Math.round(hit.score * 1e6) / 1e6,
-      snippet: "",
-    };
-    if (request.query.trim() !== "" && row.is_text === 1) {
+    const item = resultItem(row, hit.score);
+    if (wantsSnippet(row, request)) {
       try {
-        const text = documentText(db, row, SNIPPET_SOURCE_BYTES);
-        const snippet = bestSnippet(text, request.query, { context: request.context });
-        item.snippet = request.lineNumbers
-          ? snippet.lines.map((line, i) => `${snippet.startLine + i}: ${line}`).join("\n")
-          : snippet.text;
-        if (request.lineNumbers) item.line = snippet.startLine;
+        addSnippet(item, documentText(db, row, SNIPPET_SOURCE_BYTES), request);
       } catch (error) {
         warnings.push(error instanceof Error ? error.message : String(error));
       }
@@ -81,4 +69,30 @@ export function resultItems(
     items.push(item);
   }
   return items;
+}
+
+/** A result item for a document and its score, without a snippet yet. */
+export function resultItem(row: DocumentRow, score: number): SearchResultItem {
+  return {
+    id: row.id,
+    hash: row.hash,
+    title: row.title,
+    path: row.path,
+    score: Math.round(score * 1e6) / 1e6,
+    snippet: "",
+  };
+}
+
+/** Whether a document's result gets a snippet: a text document, for a query. */
+export function wantsSnippet(row: DocumentRow, request: SnippetRequest): boolean {
+  return request.query.trim() !== "" && row.is_text === 1;
+}
+
+/** Sets an item's snippet from the document's text: its best lines for the query. */
+export function addSnippet(item: SearchResultItem, text: string, request: SnippetRequest): void {
+  const snippet = bestSnippet(text, request.query, { context: request.context });
+  item.snippet = request.lineNumbers
+    ? snippet.lines.map((line, i) => `${snippet.startLine + i}: ${line}`).join("\n")
+    : snippet.text;
+  if (request.lineNumbers) item.line = snippet.startLine;
 }

@@ -12,6 +12,10 @@
  * and index changes a stopped process left queued are reported, not
  * applied; the write paths store both (`search_upkeep.ts`).
  *
+ * The modes and the fusion ({@linkcode rankWith}) are written once for every
+ * backend; SQLite's legs read its index file and sealed vector files here, a
+ * database server's are in `server_search/server_ranking.ts`.
+ *
  * @module
  */
 import { type DatabaseSync, storeFailure } from "../store/database.ts";
@@ -36,7 +40,12 @@ import {
   sharedTrigramExpression,
   trigramSimilarity,
 } from "./search_terms.ts";
-import { rankUnstored, SEARCH_EMBED_BUDGET_MS, unstoredVectors } from "./unstored_vectors.ts";
+import {
+  rankUnstored,
+  SEARCH_EMBED_BUDGET_MS,
+  type UnstoredVectors,
+  unstoredVectors,
+} from "./unstored_vectors.ts";
 import { VectorIndex } from "./vector_index.ts";
 
 /** The search modes. */
@@ -125,8 +134,6 @@ export interface Ranking {
  * ```
  */
 export async function rankDocuments(db: DatabaseSync, request: SearchRequest): Promise<Ranking> {
-  const fusion = { ...DEFAULT_FUSION, ...request.fusion };
-  const depth = Math.max(fusion.depth, request.limit);
   const warnings: string[] = [];
   // Opened first: a new index file (the last one lost or damaged) has its refill queued as it opens.
   if (request.mode !== "semantic" && fromIndex(db, () => abandonedIndexChanges(db))) {
@@ -136,14 +143,60 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
   }
   // The documents a narrowing filter allows, looked up once for every leg.
   const allow = allowed(db, request.filter);
+  return await rankWith(
+    {
+      keyword: (query, limit, columns) => keywordHits(db, query, limit, columns, allow),
+      fuzzy: (query, similarity, limit, columns) =>
+        fuzzyHits(db, query, similarity, limit, columns, allow),
+      semantic: (limit, legWarnings) => semanticHits(db, request, limit, allow, legWarnings),
+    },
+    request,
+    warnings,
+  );
+}
+
+/**
+ * The legs of a search on one backend, each already limited to the documents the request's
+ * filter allows: SQLite's here, a database server's in server_search/server_ranking.ts.
+ */
+export interface SearchLegs {
+  /** BM25 hits for any of the query's terms. */
+  keyword(
+    query: string,
+    limit: number,
+    columns: ColumnWeights,
+  ): RankedDocument[] | Promise<RankedDocument[]>;
+  /** BM25 hits for the query's words widened to similar index words. */
+  fuzzy(
+    query: string,
+    similarity: number,
+    limit: number,
+    columns: ColumnWeights,
+  ): RankedDocument[] | Promise<RankedDocument[]>;
+  /** Cosine hits for the request's query; what it could not cover goes to `warnings`. */
+  semantic(limit: number, warnings: string[]): Promise<RankedDocument[]>;
+}
+
+/**
+ * Ranks documents for a query with one backend's legs: the mode picks the legs, and hybrid
+ * fuses them by reciprocal rank with the request's fusion settings — the same on every
+ * backend. `warnings` (what the caller already noted) are returned with the ranking's own.
+ */
+export async function rankWith(
+  legs: SearchLegs,
+  request: SearchRequest,
+  warnings: string[] = [],
+): Promise<Ranking> {
+  const fusion = { ...DEFAULT_FUSION, ...request.fusion };
+  const depth = Math.max(fusion.depth, request.limit);
   let ranking: Ranking;
   switch (request.mode) {
     case "keyword": {
-      let hits = keywordHits(db, request.query, depth, fusion.columns, allow);
+      let hits = await legs.keyword(request.query, depth, fusion.columns);
       if (request.fuzzy && hits.length < request.limit) {
         hits = appendNew(
           hits,
-          fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
+          await legs.fuzzy(request.query, request.similarity, depth, fusion.columns),
         );
       }
       ranking = cut(hits, request.limit);
@@ -151,43 +204,35 @@ export async function rankDocuments(db: DatabaseSync, request: SearchRequest): P
     }
     case "fuzzy":
       ranking = cut(
-        fuzzyHits(db, request.query, request.similarity, depth, fusion.columns, allow),
+        await legs.fuzzy(request.query, request.similarity, depth, fusion.columns),
         request.limit,
       );
       break;
     case "semantic":
-      ranking = cut(await semanticHits(db, request, depth, allow, warnings), request.limit);
+      ranking = cut(await legs.semantic(depth, warnings), request.limit);
       break;
     case "hybrid": {
-      let semantic: RankedDocument[] = [];
-      try {
-        semantic = await semanticHits(db, request, depth, allow, warnings);
-      } catch (error) {
+      // The legs run at once (on a server each is a round trip of its own); the fused order
+      // depends only on their lists, and only the semantic leg adds warnings.
+      const semantic = legs.semantic(depth, warnings).catch((error): RankedDocument[] => {
         // Keyword evidence still answers when an external embedding service is down.
         warnings.push(
           `semantic search was skipped: ${error instanceof Error ? error.message : String(error)}`,
         );
-      }
+        return [];
+      });
+      const keyword = (async () => await legs.keyword(request.query, depth, fusion.columns))();
+      const fuzzy = request.fuzzy && fusion.fuzzyWeight > 0
+        ? (async () => await legs.fuzzy(request.query, request.similarity, depth, fusion.columns))()
+        : undefined;
+      // All awaited together, so a leg that fails while another is still at work is not left
+      // failing unheard.
+      const [byWords, byMeaning, bySpelling] = await Promise.all([keyword, semantic, fuzzy]);
       const lists: Array<{ hits: RankedDocument[]; weight: number }> = [
-        {
-          hits: keywordHits(db, request.query, depth, fusion.columns, allow),
-          weight: fusion.keywordWeight,
-        },
-        { hits: semantic, weight: fusion.semanticWeight },
+        { hits: byWords, weight: fusion.keywordWeight },
+        { hits: byMeaning, weight: fusion.semanticWeight },
       ];
-      if (request.fuzzy && fusion.fuzzyWeight > 0) {
-        lists.push({
-          hits: fuzzyHits(
-            db,
-            request.query,
-            request.similarity,
-            depth,
-            fusion.columns,
-            allow,
-          ),
-          weight: fusion.fuzzyWeight,
-        });
-      }
+      if (bySpelling !== undefined) lists.push({ hits: bySpelling, weight: fusion.fuzzyWeight });
       ranking = cut(reciprocalRankFusion(lists, fusion.k), request.limit);
       break;
     }
@@ -329,22 +374,38 @@ export async function semanticHits(
     budgetMs: SEARCH_EMBED_BUDGET_MS,
     allow,
   });
-  const sync = syncEmbedding(request.embedder);
-  const vector = sync !== undefined
-    ? sync(request.query)
-    : (await request.embedder.embed([request.query]))[0];
+  const vector = await queryVector(request.embedder, request.query);
   const index = VectorIndex.for(db, request.embedder.id);
   const stored = index.search(
     vector,
     limit,
     allow === undefined ? undefined : (id) => allow.has(id),
   );
+  return withUnstored(stored, unstored, vector, limit, request.embedder.id, warnings);
+}
+
+/** The query's vector (unit length) from the embedder. */
+export async function queryVector(embedder: Embedder, query: string): Promise<Float32Array> {
+  const sync = syncEmbedding(embedder);
+  return sync !== undefined ? sync(query) : (await embedder.embed([query]))[0];
+}
+
+/**
+ * Stored-vector hits merged with those of documents embedded for this search only (which
+ * `warnings` then names), best first, at most `limit`.
+ */
+export function withUnstored(
+  stored: RankedDocument[],
+  unstored: UnstoredVectors,
+  vector: Float32Array,
+  limit: number,
+  model: string,
+  warnings: string[],
+): RankedDocument[] {
   if (unstored.documents.length === 0 && unstored.complete) return stored;
   const count = unstored.documents.length;
   warnings.push(
-    `${count} document${
-      count === 1 ? " has" : "s have"
-    } no stored vectors from ${request.embedder.id}${
+    `${count} document${count === 1 ? " has" : "s have"} no stored vectors from ${model}${
       unstored.complete ? "" : " (and more than this search had time to embed)"
     }: embedded for this search only; the next add or docs.repair stores them`,
   );

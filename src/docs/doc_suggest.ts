@@ -9,11 +9,12 @@
  * @module
  */
 import { type DatabaseSync, transaction } from "../store/database.ts";
-import { lastServedSuggestions, recordServedSuggestions } from "../store/docs/doc_sessions.ts";
+import { recordServedSuggestions } from "../store/docs/doc_sessions.ts";
 import type { DocumentFilter } from "../store/docs/document_listing.ts";
-import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
-import { snapshotsByIds } from "../store/docs/snapshots.ts";
-import { rankDocuments } from "./doc_search.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
+import { type DocsStore, sqliteDocsStore } from "../store/docs/docs_store.ts";
+import type { StoreMode } from "../store/repository.ts";
+import { rankDocuments, type Ranking, type SearchRequest } from "./doc_search.ts";
 import type { Embedder } from "./embedder.ts";
 import { queryKeywords } from "./search_terms.ts";
 
@@ -85,7 +86,27 @@ export async function suggestContext(
   db: DatabaseSync,
   request: SuggestRequest,
 ): Promise<SuggestReport> {
-  const { hits } = await rankDocuments(db, {
+  return await suggestFrom(
+    sqliteDocsStore(db),
+    (search) => rankDocuments(db, search),
+    (session, key, served) =>
+      transaction(db, () => recordServedSuggestions(db, session, key, served, request.now)),
+    request,
+  );
+}
+
+/**
+ * Suggests snapshots for a topic from any backend: `docs` reads the store, `rank` ranks on it
+ * and `record` records the set served in a session (in a write of its own). The core of
+ * {@linkcode suggestContext}.
+ */
+export async function suggestFrom(
+  docs: DocsStore<StoreMode>,
+  rank: (search: SearchRequest) => Promise<Ranking>,
+  record: (session: string, queryKey: string, served: string) => void | Promise<void>,
+  request: SuggestRequest,
+): Promise<SuggestReport> {
+  const { hits } = await rank({
     query: request.query,
     mode: "hybrid",
     limit: Math.max(8 * request.limit, 20),
@@ -95,7 +116,7 @@ export async function suggestContext(
     embedder: request.embedder,
   });
   const rows = new Map<number, DocumentRow>();
-  for (const row of documentsByIds(db, hits.map((hit) => hit.id))) rows.set(row.id, row);
+  for (const row of await docs.documentsByIds(hits.map((hit) => hit.id))) rows.set(row.id, row);
   const words = queryKeywords(request.query).map((word) => word.toLowerCase());
   const mentions = (text: string | null | undefined): boolean =>
     text !== null && text !== undefined && words.some((word) => text.toLowerCase().includes(word));
@@ -117,11 +138,13 @@ export async function suggestContext(
       score: Math.round(hit.score * 1e6) / 1e6,
     });
   }
-  const snapshots = new Map(snapshotsByIds(db, [...groups.keys()]).map((s) => [s.snapshot_id, s]));
+  const snapshots = new Map(
+    (await docs.snapshotsByIds([...groups.keys()])).map((s) => [s.snapshot_id, s]),
+  );
   const key = request.session !== undefined ? normalizedQuery(request.query) : undefined;
   const heldBack = new Set<string>();
   if (request.session !== undefined && key !== undefined) {
-    const served = lastServedSuggestions(db, request.session, key);
+    const served = await docs.lastServedSuggestions(request.session, key);
     if (served !== undefined) { for (const id of JSON.parse(served) as string[]) heldBack.add(id); }
   }
   const suggestions: ContextSuggestion[] = [];
@@ -147,15 +170,7 @@ export async function suggestContext(
   suggestions.sort((a, b) => b.score - a.score || a.snapshot_id.localeCompare(b.snapshot_id));
   const chosen = suggestions.slice(0, request.limit);
   if (request.session !== undefined && key !== undefined) {
-    const session = request.session;
-    transaction(db, () =>
-      recordServedSuggestions(
-        db,
-        session,
-        key,
-        JSON.stringify(chosen.map((s) => s.snapshot_id)),
-        request.now,
-      ));
+    await record(request.session, key, JSON.stringify(chosen.map((s) => s.snapshot_id)));
   }
   return { query: request.query, total: chosen.length, suggestions: chosen, suppressed };
 }

@@ -95,27 +95,3 @@ export function sharedTrigramExpression(word: string): string | undefined {
   for (let i = 0; i + 3 <= lower.length; i++) grams.add(lower.slice(i, i + 3));
   return [...grams].map(quote).join(" OR ");
 }
-
-/**
- * The `limit` words among `candidates` within `similarity` of `word` (Dice over padded
- * trigrams), best first, ties by word: how a fuzzy match picks from the vocabulary words that
- * share a trigram with the query word, on either backend.
- *
- * @example
- * ```ts
- * import { closestWords } from "./search_terms.ts";
- * closestWords("optimisation", ["optimization", "operation"], 0.7); // [{ word: "optimization", … }]
- * ```
- */
-export function closestWords(
-  word: string,
-  candidates: readonly string[],
-  similarity: number,
-  limit = 5,
-): Array<{ word: string; similarity: number }> {
-  return candidates
-    .map((candidate) => ({ word: candidate, similarity: trigramSimilarity(word, candidate) }))
-    .filter((candidate) => candidate.similarity >= similarity)
-    .sort((a, b) => b.similarity - a.similarity || a.word.localeCompare(b.word))
-    .slice(0, limit);
-}

@@ -42,7 +42,7 @@ const PAGE = 4096;
 const INDEXES = new WeakMap<DatabaseSync, Map<string, VectorIndex>>();
 
 /** Vectors held column by column: from a sealed file, or read from the store. */
-interface Columns {
+export interface Columns {
   /** Vectors held. */
   rows: number;
   /** Their ids, ascending. */
@@ -89,8 +89,11 @@ class FileColumns implements Columns {
   }
 }
 
-/** Vectors read from the store rows and turned column by column in memory. */
-class MemoryColumns implements Columns {
+/**
+ * Vectors read from the store rows and turned column by column in memory (the tail here; every
+ * vector of a server's store in server_search/server_vectors.ts).
+ */
+export class MemoryColumns implements Columns {
   rows = 0;
   ids = new Float64Array(0);
   documents = new Int32Array(0);
@@ -99,8 +102,10 @@ class MemoryColumns implements Columns {
   #columns: Float32Array[] = [];
   #capacity = 0;
 
+  /** Holds vectors of `dimensions` floats. */
   constructor(readonly dimensions: number) {}
 
+  /** The column of dimension `d` (its first `rows` entries are vectors). */
   column(d: number): Float32Array {
     return this.#columns[d];
   }
@@ -152,7 +157,7 @@ export class VectorIndex {
   #tail: MemoryColumns | undefined;
   #tailAfter = 0;
   #dimensions = 0;
-  #scores = new Float32Array(0);
+  readonly #scorer = new ColumnScorer();
   #damage: string | undefined;
 
   /** Creates an empty index for `model`. */
@@ -324,16 +329,40 @@ export class VectorIndex {
    * scored by its best piece; `allow` restricts which documents count.
    */
   search(query: Float32Array, limit: number, allow?: (id: number) => boolean): VectorHit[] {
-    const total = this.size;
-    if (total === 0 || query.length !== this.#dimensions || limit <= 0) return [];
+    const parts: Columns[] = this.#segments.map((segment) => segment.columns);
+    if (this.#tail !== undefined) parts.push(this.#tail);
+    return this.#scorer.rank(parts, this.size, this.#dimensions, query, limit, allow);
+  }
+}
+
+/**
+ * Scores vectors held column by column against a query, keeping its scratch scores between
+ * searches. Both backends' vector searches rank with it, so a vector scores the same float on
+ * either: each score sums the query's non-zero dimensions in order, in 32-bit floats.
+ */
+export class ColumnScorer {
+  #scores = new Float32Array(0);
+
+  /**
+   * The `limit` documents most similar to `query` (a unit vector) among `parts`, which hold
+   * `total` live vectors of `dimensions` each, every document scored by its best piece;
+   * `allow` restricts which documents count. Equal scores rank the older vector first.
+   */
+  rank(
+    parts: readonly Columns[],
+    total: number,
+    dimensions: number,
+    query: Float32Array,
+    limit: number,
+    allow?: (id: number) => boolean,
+  ): VectorHit[] {
+    if (total === 0 || query.length !== dimensions || limit <= 0) return [];
     const dims: number[] = [];
     for (let d = 0; d < query.length; d++) if (query[d] !== 0) dims.push(d);
     // The best pieces in a small sorted buffer (score descending, then vector id ascending);
     // documents are merged afterwards because a document's several pieces may all rank high.
     const keep = Math.min(total, limit * 4 + 16);
     const top = new TopPieces(keep);
-    const parts: Columns[] = this.#segments.map((segment) => segment.columns);
-    if (this.#tail !== undefined) parts.push(this.#tail);
     for (const part of parts) {
       const rows = part.rows;
       if (this.#scores.length < rows) this.#scores = new Float32Array(rows);

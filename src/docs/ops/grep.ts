@@ -9,6 +9,7 @@ import { z } from "zod";
 import { grepDocuments } from "../doc_grep.ts";
 import { grepPatternProblem } from "../grep_pattern.ts";
 import { sessionScope } from "../doc_sessions.ts";
+import { grepOnServer } from "../server_search/server_grep.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, globList, READ_ONLY, sessionScopeFields } from "./shared.ts";
 
@@ -73,7 +74,7 @@ export const grepOperation: Operation = defineOperation({
   async run(context, input) {
     const docs = docsContext(context);
     const session = await sessionScope(docs.store, input);
-    const report = await grepDocuments(docs.db, {
+    const request = {
       pattern: input.pattern,
       literal: input.literal,
       paths: globList(input.paths),
@@ -84,7 +85,11 @@ export const grepOperation: Operation = defineOperation({
       maxCount: input.max_count,
       filter: { session },
       signal: context.signal,
-    });
+    };
+    // A database server's store is read through its interface; SQLite's from its pack files.
+    const report = docs.serverSearch !== undefined
+      ? await grepOnServer(docs.store, request)
+      : await grepDocuments(docs.db, request);
     const base = {
       pattern: input.pattern,
       total_matches: report.total_matches,

@@ -8,9 +8,11 @@
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
 import { findDocuments } from "../doc_read.ts";
-import { resultItems } from "../doc_results.ts";
+import { resultItems, type SnippetRequest } from "../doc_results.ts";
 import { rankDocuments } from "../doc_search.ts";
 import { sessionScope } from "../doc_sessions.ts";
+import { rankOnServer } from "../server_search/server_ranking.ts";
+import { documentsByHashFrom, resultItemsFrom } from "../server_search/server_results.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY, sessionScopeFields, tagList, tagsSchema } from "./shared.ts";
 
@@ -66,8 +68,15 @@ export const searchOperation: Operation = defineOperation({
     let total: number;
     const warnings: string[] = [];
     let type: string = input.type;
+    // A database server's store is read through its interface and searched with its own
+    // keyword index (server_search/); SQLite's with its index file and sealed vector files.
+    const server = docs.serverSearch === undefined
+      ? undefined
+      : { store: docs.store, search: docs.serverSearch };
     if (input.hash !== undefined) {
-      const rows = findDocuments(docs.db, { hash: input.hash }, input.limit);
+      const rows = server !== undefined
+        ? await documentsByHashFrom(server.store, input.hash, input.limit)
+        : findDocuments(docs.db, { hash: input.hash }, input.limit);
       hits = rows.map((row) => ({ id: row.id, score: 1 }));
       total = hits.length;
       type = "hash";
@@ -75,7 +84,7 @@ export const searchOperation: Operation = defineOperation({
       if (input.query === undefined || input.query.trim() === "") {
         throw new VantageError("invalid_arguments", "give a 'query' (or a 'hash' to look up)");
       }
-      const ranking = await rankDocuments(docs.db, {
+      const request = {
         query: input.query,
         mode: input.type,
         limit: input.limit,
@@ -83,32 +92,34 @@ export const searchOperation: Operation = defineOperation({
         similarity: input.similarity,
         filter,
         embedder: docs.embedder,
-      });
+      };
+      const ranking = server !== undefined
+        ? await rankOnServer(server, request)
+        : await rankDocuments(docs.db, request);
       hits = ranking.hits;
       total = ranking.total;
       warnings.push(...(ranking.warnings ?? []));
     }
     const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    const items = (snippets: SnippetRequest) =>
+      server !== undefined
+        ? resultItemsFrom(server.store, hits, snippets, warnings)
+        : resultItems(docs.db, hits, snippets, warnings);
     if (input.paths_only) {
-      const items = resultItems(
-        docs.db,
-        hits,
-        { query: "", lineNumbers: false, context: 0 },
-        warnings,
-      );
+      const found = await items({ query: "", lineNumbers: false, context: 0 });
       return {
         total,
         type,
         execution_time_ms: elapsed(),
-        paths: items.map((item) => item.path),
+        paths: found.map((item) => item.path),
         ...(warnings.length > 0 ? { warnings } : {}),
       };
     }
-    const results = resultItems(docs.db, hits, {
+    const results = await items({
       query: input.query ?? "",
       lineNumbers: input.line_numbers,
       context: input.context,
-    }, warnings);
+    });
     return {
       total,
       type,

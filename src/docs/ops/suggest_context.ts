@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { sessionScope } from "../doc_sessions.ts";
 import { suggestContext } from "../doc_suggest.ts";
+import { suggestOnServer } from "../server_search/server_suggest.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, sessionScopeFields } from "./shared.ts";
 
@@ -52,13 +53,17 @@ export const suggestContextOperation: Operation = defineOperation({
   async run(context, input) {
     const docs = docsContext(context);
     const session = await sessionScope(docs.store, input);
-    return await suggestContext(docs.db, {
+    const request = {
       query: input.query,
       limit: input.limit,
       session,
       filter: { session },
       embedder: docs.embedder,
       now: docs.now,
-    });
+    };
+    // A database server's store is searched with its own keyword index (server_search/).
+    return docs.serverSearch !== undefined
+      ? await suggestOnServer({ store: docs.store, search: docs.serverSearch }, request)
+      : await suggestContext(docs.db, request);
   },
 });

@@ -194,22 +194,4 @@ export const PG_DOCS_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX docs_search_words ON docs_search USING gin (search);
     `,
   },
-  {
-    version: 27,
-    name: "document memory: the fuzzy vocabulary and its trigrams",
-    // The words fuzzy search widens a query word to, as SQLite's index file keeps them
-    // (docs_terms with an FTS5 trigram table): each word once, and each of its trigrams
-    // pointing at it, so the words sharing a query word's trigrams are found by the B-tree.
-    sql: `
-      CREATE TABLE docs_terms (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        term text COLLATE "C" NOT NULL UNIQUE
-      );
-      CREATE TABLE docs_term_grams (
-        gram text COLLATE "C" NOT NULL,
-        term_id bigint NOT NULL REFERENCES docs_terms (id) ON DELETE CASCADE,
-        PRIMARY KEY (gram, term_id)
-      );
-    `,
-  },
 ];

@@ -42,11 +42,8 @@ const PG_ONLY = new Set([
   "messages.search",
   "docs_graph_edges.seq",
 ]);
-/**
- * PostgreSQL's tables for what SQLite keeps in its index file beside the database (docs-index.db):
- * the keyword index and the fuzzy vocabulary with its trigrams.
- */
-const PG_ONLY_TABLES = new Set(["docs_search", "docs_terms", "docs_term_grams"]);
+/** PostgreSQL's keyword index, which SQLite keeps in its index file beside the database. */
+const PG_ONLY_TABLES = new Set(["docs_search"]);
 
 /** SQLite's tables for its files beside the database (sealed vector files), none on PostgreSQL. */
 const SQLITE_ONLY_TABLES = new Set(["docs_vector_segments", "docs_vector_removed"]);

@@ -16,12 +16,11 @@ import { bindQueryable, type PgBound } from "../binding.ts";
 import type { PgQueryable } from "../connection.ts";
 import * as chunks from "./chunks.ts";
 import * as documentSearch from "./document_search.ts";
+import * as documentVocabulary from "./document_vocabulary.ts";
 import * as documents from "./documents.ts";
 import * as graphAndVectors from "./graph_and_vectors.ts";
 import * as listing from "./listing.ts";
 import * as queueAndState from "./queue_and_state.ts";
-import { indexedDocumentIds } from "./search_coverage.ts";
-import { addVocabulary, termsSharingTrigrams } from "./vocabulary.ts";
 import * as snapshotsAndSessions from "./snapshots_and_sessions.ts";
 
 const PG_DOCS_FUNCTIONS = {
@@ -52,12 +51,15 @@ const PG_DOCS_SEARCH_FUNCTIONS = {
   removeDocumentText: documentSearch.removeDocumentText,
   searchDocumentText: documentSearch.searchDocumentText,
   vectorBackend: documentSearch.vectorBackend,
-  indexedDocumentIds,
-  addVocabulary,
-  termsSharingTrigrams,
+  searchVocabulary: documentVocabulary.searchVocabulary,
+  indexedDocumentIds: documentVocabulary.indexedDocumentIds,
+  queryLexemes: documentVocabulary.queryLexemes,
 };
 
-/** Keyword search over documents on PostgreSQL, and how the server can hold vectors. */
+/**
+ * Keyword search over documents on PostgreSQL, the index's words (for fuzzy search), and how
+ * the server can hold vectors.
+ */
 export type PgDocsSearch = PgBound<typeof PG_DOCS_SEARCH_FUNCTIONS>;
 
 /**
