@@ -15,6 +15,10 @@
  * Where PostgreSQL's server binaries are installed, the same run measures
  * `serve --store postgres://…` (a team server) too, on a throwaway cluster of
  * the tests' kind (its own folder and port; fsync and synchronous commit off).
+ *
+ * `VANTAGE_BENCH_OTLP_CONCURRENCY=N` sends N exports at once (default 4: four exporters, each
+ * sending its next export once the last is answered); `VANTAGE_BENCH_OTLP_POSTGRES=0` measures
+ * SQLite's `serve` alone.
  */
 import { join } from "node:path";
 import { resolvePaths } from "../../src/core/config.ts";
@@ -33,8 +37,13 @@ const REQUESTS = 60;
 const HOOK_REQUESTS = 40;
 /** Most seconds spent on one signal against one target. */
 const SECONDS = 30;
-/** Exports in flight at once: several exporters sending at the same time. */
-const CONCURRENCY = 4;
+/**
+ * Exports in flight at once: several exporters sending at the same time, each one export at a
+ * time as an SDK's batch exporter does (`VANTAGE_BENCH_OTLP_CONCURRENCY`, default 4).
+ */
+const CONCURRENCY = Math.max(1, Number(Deno.env.get("VANTAGE_BENCH_OTLP_CONCURRENCY") ?? 4) || 4);
+/** `VANTAGE_BENCH_OTLP_POSTGRES=0` leaves the team server out (SQLite's figures alone). */
+const WITH_POSTGRES = Deno.env.get("VANTAGE_BENCH_OTLP_POSTGRES") !== "0";
 /** Pause between two hooks of the hook latency loop, ms. */
 const HOOK_PAUSE_MS = 20;
 
@@ -57,8 +66,8 @@ function id(bytes: number): Uint8Array {
   return out;
 }
 
-export function traceExport(round: number): Uint8Array {
-  const start = Date.now() - 3_600_000;
+/** The trace export of `round`: `BATCH` GenAI spans, starting `start` (ms; default an hour ago). */
+export function traceExport(round: number, start = Date.now() - 3_600_000): Uint8Array {
   const spans = [];
   for (let i = 0; i < BATCH; i++) {
     const at = start + round * 10_000 + i * 5;
@@ -99,8 +108,8 @@ export function traceExport(round: number): Uint8Array {
   })).finish();
 }
 
-export function logsExport(round: number): Uint8Array {
-  const start = Date.now() - 3_600_000;
+/** The log export of `round`: `BATCH` Claude Code events, starting `start` (ms; default an hour ago). */
+export function logsExport(round: number, start = Date.now() - 3_600_000): Uint8Array {
   const records = [];
   for (let i = 0; i < BATCH; i++) {
     const at = start + round * 10_000 + i * 5;
@@ -375,7 +384,9 @@ export async function benchOtlp(): Promise<void> {
   } finally {
     await Deno.remove(home, { recursive: true }).catch(() => {});
   }
-  if (POSTGRES_MISSING === undefined) {
+  if (!WITH_POSTGRES) {
+    console.log("(no PostgreSQL figure: VANTAGE_BENCH_OTLP_POSTGRES=0)");
+  } else if (POSTGRES_MISSING === undefined) {
     const cluster = startPostgresCluster();
     const teamHome = await Deno.makeTempDir({ prefix: "vantage-bench-otlp-pg-" });
     try {

@@ -164,6 +164,8 @@ export function cutMiddle(text: string, max: number, tail: number): string {
  * ```
  */
 export function capStrings(value: JsonValue, max: number, tail: number): JsonValue {
+  // Most values have nothing to cut: found so without building a copy to throw away.
+  if (fitsWithin(value, max, 0)) return value;
   if (typeof value === "string") return cutMiddle(value, max, tail);
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
@@ -184,6 +186,25 @@ export function capStrings(value: JsonValue, max: number, tail: number): JsonVal
     out[cappedKey] = capped;
   }
   return changed ? out : value;
+}
+
+/**
+ * Whether no string or key inside `value` is longer than `max` (so {@linkcode capStrings}
+ * would return it as it is). Very deep values are left to `capStrings` itself.
+ */
+function fitsWithin(value: JsonValue, max: number, depth: number): boolean {
+  if (typeof value === "string") return value.length <= max;
+  if (value === null || typeof value !== "object") return true;
+  if (depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!fitsWithin(item, max, depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.length > max || !fitsWithin(value[key], max, depth + 1)) return false;
+  }
+  return true;
 }
 
 /**

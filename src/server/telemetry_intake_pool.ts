@@ -1,14 +1,16 @@
 /**
  * OTLP intake off `serve`'s main thread: a few workers
- * (telemetry_intake_worker.ts), each decoding, mapping and storing one export at
- * a time on its own store connection. The main thread only reads request
- * bodies and hands them over (moved, not copied), so it stays free for
- * hooks; a hook's write waits for one part of an export being stored
- * (a few milliseconds), never for the whole export; and with two workers
- * one export is decoded and mapped on one core while another is stored.
+ * (telemetry_intake_worker.ts), each decoding, mapping and storing exports on
+ * its own store connection. The main thread only reads request bodies and
+ * hands them over (moved, not copied), so it stays free for hooks; a hook's
+ * write waits for one part of an export being stored (a few milliseconds),
+ * never for the whole export; and with two workers one export is decoded and
+ * mapped on one core while others are stored.
  *
- * Exports are given to the first idle worker, in the order they came; when
- * every worker is busy they wait their turn here.
+ * Exports are given, in the order they came, to the worker holding the
+ * fewest, up to `group` each; beyond that they wait here. A worker stores the
+ * exports it holds together (group commit: one transaction for several
+ * exports costs less than one each) and answers each once it is committed.
  *
  * Without a store file (a team server's store is PostgreSQL, written through
  * its pool on the main thread's event loop) the workers only decode and map:
@@ -42,7 +44,15 @@ export interface OtlpIntakePoolOptions {
   checkpoints?: boolean;
   /** How many workers (default 2: one stores while the other decodes). */
   workers?: number;
+  /**
+   * Most exports a worker holds and stores as one group (default {@linkcode GROUP_EXPORTS};
+   * 1: each export in transactions of its own).
+   */
+  group?: number;
 }
+
+/** Most exports a worker holds and stores in one group, by default. */
+export const GROUP_EXPORTS = 8;
 
 interface Pending {
   request: Omit<OtlpWorkerExport, "seq"> & { body: Uint8Array<ArrayBuffer> };
@@ -57,8 +67,8 @@ interface Slot {
   worker: Worker;
   /** Its id in the store turn. */
   id: number;
-  /** The export it is taking. */
-  busy?: { seq: number; pending: Pending };
+  /** The exports it is taking, by number. */
+  held: Map<number, Pending>;
 }
 
 /** Workers that take OTLP exports. */
@@ -71,6 +81,7 @@ export class OtlpIntakePool {
   /** The store turn the workers share (see `OtlpWorkerSetup.turn`). */
   #turn = new Int32Array(new SharedArrayBuffer(4));
   #ids = 0;
+  #group: number;
 
   /**
    * Starts the workers; throws a `VantageError` (`unavailable`) when this process may not
@@ -78,6 +89,7 @@ export class OtlpIntakePool {
    */
   constructor(options: OtlpIntakePoolOptions) {
     this.#options = options;
+    this.#group = Math.max(1, options.group ?? GROUP_EXPORTS);
     const count = Math.max(1, options.workers ?? 2);
     try {
       for (let i = 0; i < count; i++) this.#slots.push(this.#start());
@@ -92,7 +104,7 @@ export class OtlpIntakePool {
       new URL("./telemetry_intake_worker.ts", import.meta.url),
       "OTLP intake",
     );
-    const slot: Slot = { worker, id: ++this.#ids };
+    const slot: Slot = { worker, id: ++this.#ids, held: new Map() };
     worker.onmessage = (event: MessageEvent<OtlpWorkerReply>) => this.#answer(slot, event.data);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
@@ -106,6 +118,7 @@ export class OtlpIntakePool {
       checkpoints: this.#options.checkpoints ?? true,
       turn: this.#turn,
       id: slot.id,
+      group: this.#group,
     });
     return slot;
   }
@@ -187,37 +200,43 @@ export class OtlpIntakePool {
   }
 
   #dispatch(): void {
-    for (const slot of this.#slots) {
-      if (this.#queue.length === 0) return;
-      if (slot.busy !== undefined) continue;
+    while (this.#queue.length > 0) {
+      // The worker holding the fewest: it reads this export while another stores.
+      let slot: Slot | undefined;
+      for (const candidate of this.#slots) {
+        if (candidate.held.size >= this.#group) continue;
+        if (slot === undefined || candidate.held.size < slot.held.size) slot = candidate;
+      }
+      if (slot === undefined) return;
       const pending = this.#queue.shift()!;
       const seq = this.#seq++;
-      slot.busy = { seq, pending };
+      slot.held.set(seq, pending);
       this.#post(slot.worker, { ...pending.request, seq }, [pending.request.body.buffer]);
     }
   }
 
   #answer(slot: Slot, reply: OtlpWorkerReply): void {
     if (reply.type === "stopped") return;
-    const busy = slot.busy;
-    if (busy === undefined || busy.seq !== reply.seq) return;
-    slot.busy = undefined;
-    if (reply.type === "taken" || reply.type === "mapped") busy.pending.resolve(reply);
-    else if (reply.badData) busy.pending.reject(new OtlpBadData(reply.message));
-    else busy.pending.reject(new VantageError("internal_error", reply.message));
+    const pending = slot.held.get(reply.seq);
+    if (pending === undefined) return;
+    slot.held.delete(reply.seq);
+    if (reply.type === "taken" || reply.type === "mapped") pending.resolve(reply);
+    else if (reply.badData) pending.reject(new OtlpBadData(reply.message));
+    else pending.reject(new VantageError("internal_error", reply.message));
     this.#dispatch();
   }
 
-  /** A worker that died: its export fails, and a new worker takes its place. */
+  /** A worker that died: the exports it held fail, and a new worker takes its place. */
   #lost(slot: Slot, message: string): void {
     slot.worker.terminate();
     // A worker that died storing leaves the turn to the others.
     if (Atomics.compareExchange(this.#turn, 0, slot.id, 0) === slot.id) {
       Atomics.notify(this.#turn, 0);
     }
-    const busy = slot.busy;
-    slot.busy = undefined;
-    busy?.pending.reject(new VantageError("internal_error", message));
+    for (const pending of slot.held.values()) {
+      pending.reject(new VantageError("internal_error", message));
+    }
+    slot.held.clear();
     if (this.#stopped) return;
     const index = this.#slots.indexOf(slot);
     try {
@@ -235,7 +254,7 @@ export class OtlpIntakePool {
   }
 
   /**
-   * Stops taking exports: those waiting fail, those being stored finish, then each worker
+   * Stops taking exports: those waiting here fail, those a worker holds finish, then each worker
    * closes its store connection and ends (at most `timeoutMs` later).
    */
   async stop(timeoutMs = 5_000): Promise<void> {
@@ -248,9 +267,10 @@ export class OtlpIntakePool {
         const finish = () => {
           clearTimeout(timer);
           slot.worker.terminate();
-          const busy = slot.busy;
-          slot.busy = undefined;
-          busy?.pending.reject(new VantageError("unavailable", "the OTLP intake stopped"));
+          for (const pending of slot.held.values()) {
+            pending.reject(new VantageError("unavailable", "the OTLP intake stopped"));
+          }
+          slot.held.clear();
           resolve();
         };
         const timer = setTimeout(finish, timeoutMs);
@@ -259,7 +279,7 @@ export class OtlpIntakePool {
           answer?.call(slot.worker, event);
           if (event.data.type === "stopped") finish();
         };
-        // The worker takes messages in order: it stops after the export it is taking.
+        // The worker stops once it has answered every export it holds.
         this.#post(slot.worker, { type: "stop" });
       })
     ));

@@ -1,11 +1,14 @@
 /**
  * An OTLP intake worker (started by `OtlpIntakePool` in telemetry_intake_pool.ts):
- * it decodes, maps and stores the exports it is sent, one at a time, on a
- * store connection of its own, with the very functions `serve` ran on its
- * main thread before (`prepareOtlpExport`, `storeOtlpExportTakingTurns`). Its
- * parts take turns with other writers, so a hook on the main thread waits
- * for one part of an export, not for all of it; and while one worker
- * stores, another decodes and maps on the second core.
+ * it decodes and maps each export it is sent as it comes, and stores them on a
+ * store connection of its own (`prepareOtlpExport`, `storeOtlpExportGroup`).
+ * The pool's workers take turns to store; when its turn comes, a worker
+ * stores every export it has read meanwhile (up to a bound) as one group, in
+ * one transaction (group commit), and answers each export only after that
+ * transaction committed. The parts of a group take turns with other writers,
+ * so a hook on the main thread waits for one part of an export, not for all
+ * of it; and while one worker stores, another decodes and maps on the second
+ * core.
  *
  * Set up without a store file, it only decodes and maps, and answers with
  * the export's records (`mapped`) for the main thread to store: what a team
@@ -18,7 +21,13 @@
  */
 import { workerScope } from "../core/module_worker.ts";
 import type { OtlpEncoding } from "../agent/otlp/otlp_decode.ts";
-import type { MappedOtlpExport, OtlpIntakeResult, OtlpSender } from "../agent/otlp/otlp_intake.ts";
+import type {
+  MappedOtlpExport,
+  OtlpGroupOutcome,
+  OtlpIntakeResult,
+  OtlpSender,
+  PreparedOtlpExport,
+} from "../agent/otlp/otlp_intake.ts";
 import type { OtlpSignal } from "../agent/otlp/otlp_schema.ts";
 import type { ModelPrice } from "../agent/usage/pricing.ts";
 
@@ -41,6 +50,8 @@ export interface OtlpWorkerSetup {
   turn: Int32Array;
   /** This worker's id in the pool (never 0). */
   id: number;
+  /** Most exports stored as one group (in one transaction while no other writer waits). */
+  group: number;
 }
 
 /** One export to take. */
@@ -88,8 +99,16 @@ interface Loaded {
 }
 
 let loaded: Promise<Loaded> | undefined;
-/** Messages are taken in order: an export waits for the set-up, a stop for the exports. */
-let queue: Promise<void> = Promise.resolve();
+/** Exports received and not yet read. */
+const received: OtlpWorkerExport[] = [];
+/** Exports read and waiting for the store turn, in the order they came. */
+const waiting: Array<{ seq: number; prepared: PreparedOtlpExport }> = [];
+/** Whether `run` is taking the exports in hand (it goes on until none is left). */
+let running = false;
+/** Whether the pool asked this worker to stop once every export in hand is answered. */
+let stopAsked = false;
+/** Ends a wait for the store turn when a message comes (set while waiting). */
+let wake: (() => void) | undefined;
 
 async function load(setup: OtlpWorkerSetup): Promise<Loaded> {
   const [intake, errors, health, database] = await Promise.all([
@@ -104,15 +123,64 @@ async function load(setup: OtlpWorkerSetup): Promise<Loaded> {
   return { intake, errors, health, db, setup };
 }
 
-async function take(request: OtlpWorkerExport): Promise<void> {
-  let ready: Loaded | undefined;
+/**
+ * Takes every export in hand: reads each as it comes, and whenever this worker holds the store
+ * turn, stores all those read so far (at most the set-up's `group`) as one group. While it waits for
+ * the turn, exports that come meanwhile are read, so the group it then stores is larger.
+ */
+async function run(): Promise<void> {
+  let ready: Loaded;
   try {
     if (loaded === undefined) {
       throw new Error("the OTLP worker was sent an export before its set-up");
     }
     ready = await loaded;
-    const { db } = ready;
-    if (db === undefined) {
+  } catch (error) {
+    for (const request of received.splice(0)) fail(request.seq, error, undefined);
+    if (stopAsked) await stop();
+    running = false;
+    return;
+  }
+  for (;;) {
+    while (received.length > 0) read(ready, received.shift()!);
+    if (waiting.length > 0 && ready.db !== undefined) {
+      const { turn, id } = ready.setup;
+      const holder = Atomics.compareExchange(turn, 0, 0, id);
+      if (holder !== 0) {
+        await turnOrMessage(turn, holder);
+        continue;
+      }
+      const group = waiting.splice(0, Math.max(1, ready.setup.group));
+      let outcomes: OtlpGroupOutcome[];
+      try {
+        outcomes = await ready.intake.storeOtlpExportGroup(
+          ready.db,
+          group.map((one) => one.prepared),
+          ready.setup.prices,
+        );
+      } catch (error) {
+        outcomes = group.map(() => ({ error }));
+      } finally {
+        giveTurn(turn, id);
+      }
+      // Answered only now: every transaction holding a part of these exports has committed.
+      group.forEach(({ seq }, i) => {
+        const outcome = outcomes[i];
+        if ("result" in outcome) scope.postMessage({ type: "taken", seq, result: outcome.result });
+        else fail(seq, outcome.error, ready);
+      });
+      continue;
+    }
+    if (stopAsked) await stop();
+    running = false;
+    return;
+  }
+}
+
+/** Reads one export: answered at once by a worker that only maps, else put in line to store. */
+function read(ready: Loaded, request: OtlpWorkerExport): void {
+  try {
+    if (ready.db === undefined) {
       const mapped = ready.intake.mapOtlpExport(
         request.signal,
         request.body,
@@ -132,35 +200,28 @@ async function take(request: OtlpWorkerExport): Promise<void> {
       undefined,
       request.sender,
     );
-    const { turn, id } = ready.setup;
-    await takeTurn(turn, id);
-    let result: OtlpIntakeResult;
-    try {
-      result = await ready.intake.storeOtlpExportTakingTurns(db, prepared, ready.setup.prices);
-    } finally {
-      giveTurn(turn, id);
-    }
-    scope.postMessage({ type: "taken", seq: request.seq, result });
+    waiting.push({ seq: request.seq, prepared });
   } catch (error) {
-    if (ready !== undefined) ready.health.noticeDamageIn(ready.setup.home, error);
-    scope.postMessage({
-      type: "failed",
-      seq: request.seq,
-      message: error instanceof Error ? error.message : String(error),
-      badData: ready !== undefined && error instanceof ready.errors.OtlpBadData,
-    });
+    fail(request.seq, error, ready);
   }
 }
 
-/** Waits until the pool's store turn is free and takes it. */
-async function takeTurn(turn: Int32Array, id: number): Promise<void> {
-  for (;;) {
-    const holder = Atomics.compareExchange(turn, 0, 0, id);
-    if (holder === 0) return;
-    // Resolves when the holder gives the turn back (at once if it already has).
-    const wait = Atomics.waitAsync(turn, 0, holder);
-    if (wait.async) await wait.value;
-  }
+function fail(seq: number, error: unknown, ready: Loaded | undefined): void {
+  if (ready !== undefined) ready.health.noticeDamageIn(ready.setup.home, error);
+  scope.postMessage({
+    type: "failed",
+    seq,
+    message: error instanceof Error ? error.message : String(error),
+    badData: ready !== undefined && error instanceof ready.errors.OtlpBadData,
+  });
+}
+
+/** Resolves when `holder` gives the store turn back, or when a message comes first. */
+function turnOrMessage(turn: Int32Array, holder: number): Promise<void> {
+  const wait = Atomics.waitAsync(turn, 0, holder);
+  if (!wait.async) return Promise.resolve();
+  const message = new Promise<void>((resolve) => wake = resolve);
+  return Promise.race([wait.value.then(() => {}), message]).finally(() => wake = undefined);
 }
 
 /** Gives the store turn back and wakes a worker waiting for it. */
@@ -185,5 +246,11 @@ scope.onmessage = (event) => {
     loaded.catch(() => {});
     return;
   }
-  queue = queue.then(() => request.type === "export" ? take(request) : stop());
+  if (request.type === "export") received.push(request);
+  else stopAsked = true;
+  wake?.();
+  if (!running) {
+    running = true;
+    void run();
+  }
 };

@@ -15,6 +15,7 @@ import {
   storeTelemetryPartsTakingTurns,
   type TelemetryWriteCounts,
 } from "../../store/telemetry/telemetry_batch.ts";
+import { storeTelemetryGroupTakingTurns } from "../../store/telemetry/telemetry_group.ts";
 import type { ModelPrice } from "../usage/pricing.ts";
 import { callPrice } from "../usage/usage_pricing.ts";
 import { decodeExport, type OtlpEncoding } from "./otlp_decode.ts";
@@ -137,6 +138,30 @@ export async function storeOtlpExportTakingTurns(
     (record) => callPrice(record, prices),
   );
   return otlpResultOf(prepared, stored);
+}
+
+/** What became of one export of a group: its answer, or why storing it failed. */
+export type OtlpGroupOutcome = { result: OtlpIntakeResult } | { error: unknown };
+
+/**
+ * Stores several prepared exports together (group commit, see `storeTelemetryGroupTakingTurns`):
+ * in one transaction while no other writer waits, each export whole on its own, so one that
+ * fails leaves the others stored. Each outcome, in the order given, is known only once every
+ * transaction holding part of its export has committed.
+ */
+export async function storeOtlpExportGroup(
+  db: DatabaseSync,
+  prepared: readonly PreparedOtlpExport[],
+  prices?: Readonly<Record<string, ModelPrice>>,
+): Promise<OtlpGroupOutcome[]> {
+  const outcomes = await storeTelemetryGroupTakingTurns(
+    db,
+    prepared.map((one) => one.parts),
+    (record) => callPrice(record, prices),
+  );
+  return outcomes.map((outcome, i) =>
+    "counts" in outcome ? { result: otlpResultOf(prepared[i], outcome.counts) } : outcome
+  );
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import {
   emptyTelemetryBatch,
+  type LogInput,
   type ModelCallInput,
   type TelemetryBatch,
   type ToolCallInput,
@@ -303,23 +304,22 @@ function mapLog(record: LogRecord, source: RecordSource, mapped: Mapping, now: n
   const sessionId = agent === undefined ? undefined : sessionOf(attrs, source, agent, traceId);
   const sequence = attrString(attrs, "event.sequence");
   const key = sequence ?? String(int64(record.timeUnixNano) || ts);
-  mapped.batch.logs.push({
-    ts,
-    attributes: storedAttributes(attrs),
-    ...(agent !== undefined && sessionId !== undefined && sequence !== undefined
-      ? { dedupe_key: `${agent}:${sessionId}:${sequence}` }
-      : {}),
-    ...(source.service !== undefined ? { service: source.service } : {}),
-    ...(agent !== undefined ? { agent } : {}),
-    ...(sessionId !== undefined ? { session_id: sessionId } : {}),
-    ...(eventName !== undefined ? { event_name: eventName } : {}),
-    ...(record.severityNumber ? { severity: record.severityNumber } : {}),
-    ...(body !== undefined ? { body: storedText(body, 4_000) } : {}),
-    ...(traceId !== "" ? { trace_id: traceId } : {}),
-    ...(record.spanId !== undefined && record.spanId !== null && record.spanId.length > 0
-      ? { span_id: hex(record.spanId) }
-      : {}),
-  });
+  // One object, its optional fields set only when present (no throwaway object per field).
+  const log: LogInput = { ts, attributes: storedAttributes(attrs) };
+  if (agent !== undefined && sessionId !== undefined && sequence !== undefined) {
+    log.dedupe_key = `${agent}:${sessionId}:${sequence}`;
+  }
+  if (source.service !== undefined) log.service = source.service;
+  if (agent !== undefined) log.agent = agent;
+  if (sessionId !== undefined) log.session_id = sessionId;
+  if (eventName !== undefined) log.event_name = eventName;
+  if (record.severityNumber) log.severity = record.severityNumber;
+  if (body !== undefined) log.body = storedText(body, 4_000);
+  if (traceId !== "") log.trace_id = traceId;
+  if (record.spanId !== undefined && record.spanId !== null && record.spanId.length > 0) {
+    log.span_id = hex(record.spanId);
+  }
+  mapped.batch.logs.push(log);
   if (agent === undefined || sessionId === undefined) return;
   const origin = originOf(attrs, source);
   noteSession(mapped.batch, sessionId, agent, ts, origin);

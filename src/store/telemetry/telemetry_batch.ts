@@ -134,7 +134,8 @@ export async function storeTelemetryPartsTakingTurns(
   return counts;
 }
 
-function noCounts(): TelemetryWriteCounts {
+/** Counts of nothing stored yet. */
+export function noCounts(): TelemetryWriteCounts {
   return {
     spans: 0,
     logs: 0,
@@ -147,7 +148,7 @@ function noCounts(): TelemetryWriteCounts {
 }
 
 /** Whether each session has a transcript, asked once per transaction. */
-function transcriptCheck(db: DatabaseSync): (sessionId: string) => boolean {
+export function transcriptCheck(db: DatabaseSync): (sessionId: string) => boolean {
   const known = new Map<string, boolean>();
   return (sessionId) => {
     let found = known.get(sessionId);
@@ -160,7 +161,7 @@ function transcriptCheck(db: DatabaseSync): (sessionId: string) => boolean {
 }
 
 /** Stores one part, inside a transaction, adding what it stored to `counts`. */
-function storePart(
+export function storePart(
   db: DatabaseSync,
   part: PreparedTelemetryPart,
   priceOf: TelemetryPricing,
