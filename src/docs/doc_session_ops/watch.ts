@@ -3,7 +3,8 @@
  * rescan re-adds every file whose size or modification time changed. Without
  * it, the folder is rescanned now and then watched (`Deno.watchFs`) inside
  * the process running this operation, for as long as that process lives;
- * `enable: false` stops the watch.
+ * `enable: false` stops the watch. On a database server the rescans and
+ * re-adds store through the server's engine, as its adds do.
  *
  * @module
  */

@@ -1,7 +1,8 @@
 /**
  * `docs.download`: fetches an artifact by URL (checksum `sha256:<hex>`
  * optional) and stores it as a document. Needs the `net` scope, and a
- * process allowed to reach the host.
+ * process allowed to reach the host. On a database server the bytes are stored
+ * by the server's engine, as `docs.add` stores inline content there.
  *
  * @module
  */

@@ -3,7 +3,8 @@
  * a file. Writing a file is a write: it needs `docs:write`, it is offered
  * only where writes are (the composite `execute` tool, never the read-only
  * `query` pipeline), and the file must land inside `VANTAGE_ROOTS`, never in
- * the data home, whatever Deno allows (see core/confined_write.ts).
+ * the data home, whatever Deno allows (see core/confined_write.ts). The
+ * document is found and its bytes read through the store of either backend.
  *
  * @module
  */
