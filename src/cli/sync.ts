@@ -8,8 +8,7 @@
  * @module
  */
 import { readEnv, resolvePaths } from "../core/config.ts";
-import { VantageError } from "../core/errors.ts";
-import { documentBytes } from "../docs/mod.ts";
+import { documentBytes, readContentFrom } from "../docs/mod.ts";
 import { DATABASE, STORE, vantageServices } from "../ops/runtime.ts";
 import type { DocumentRow } from "../store/docs/documents.ts";
 import type { StoreMode } from "../store/repository.ts";
@@ -142,7 +141,7 @@ export const command: Command = {
 /** The store a run pushes, with how a document's bytes are read from it. */
 interface LocalStore {
   store: Store<StoreMode>;
-  documentBytes(row: DocumentRow): Uint8Array;
+  documentBytes(row: DocumentRow): Uint8Array | Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -158,13 +157,9 @@ async function openLocal(storeFlag: string | undefined): Promise<LocalStore> {
     const opened = await openPostgresStore(location, { max: 2 });
     return {
       store: opened.store,
-      // The document engine is not on PostgreSQL yet, so a team server there holds none.
-      documentBytes: (row) => {
-        throw new VantageError(
-          "unavailable",
-          `document ${row.path}: reading a document from a PostgreSQL store is not done yet`,
-        );
-      },
+      // Read through the store's interface, verified against the hash as SQLite's packs are.
+      documentBytes: (row) =>
+        readContentFrom(opened.store.docs, row.hash, { path: row.path, id: row.id }),
       close: () => opened.close(),
     };
   }

@@ -19,6 +19,9 @@ export type {
   InlineDocument,
 } from "./doc_ingest.ts";
 export { documentBytes } from "./doc_read.ts";
+export { readContentFrom } from "./store_content.ts";
+export { ingestInlineOnServer } from "./server_ingest/server_ingest.ts";
+export type { ServerDocs } from "./server_ingest/server_docs.ts";
 export { sha256Hex } from "./content_hash.ts";
 export { DEFAULT_FUSION, rankDocuments } from "./doc_search.ts";
 export type { FusionSettings, Ranking, SearchMode, SearchRequest } from "./doc_search.ts";

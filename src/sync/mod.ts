@@ -14,7 +14,7 @@ export { syncCassette } from "./ops/cassette.ts";
 export { pushHistory } from "./push_history.ts";
 export type { HistoryPushReport, Pusher, RefusedSession } from "./push_history.ts";
 export { pushDocuments, teamDocumentPath } from "./push_documents.ts";
-export type { DocumentPushOptions, DocumentPushReport } from "./push_documents.ts";
+export type { DocumentEngine, DocumentPushOptions, DocumentPushReport } from "./push_documents.ts";
 export { cursorKey, runSync } from "./sync_run.ts";
 export type { SyncProgress, SyncRunOptions, SyncSummary, SyncTable } from "./sync_run.ts";
 export { TeamServer } from "./team_server.ts";

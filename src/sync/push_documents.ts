@@ -12,12 +12,25 @@
  * a path any version of which another person added is refused, never
  * superseded: one person's push cannot change another's documents.
  *
+ * A server on SQLite stores them with the engine on its data home's file; a server on
+ * PostgreSQL with the engine on the database ({@linkcode DocumentEngine}), which dedupes,
+ * attributes and indexes them the same way.
+ *
  * @module
  */
 import type { DatabaseSync } from "../store/database.ts";
 import type { StoreMode } from "../store/repository.ts";
 import type { Store } from "../store/store.ts";
-import { type Embedder, ingestInline, type InlineDocument, sha256Hex } from "../docs/mod.ts";
+import {
+  type Embedder,
+  ingestInline,
+  ingestInlineOnServer,
+  type IngestOptions,
+  type IngestReport,
+  type InlineDocument,
+  type ServerDocs,
+  sha256Hex,
+} from "../docs/mod.ts";
 import type { Pusher } from "./push_history.ts";
 import type { SyncDocument } from "./wire.ts";
 
@@ -62,6 +75,25 @@ export interface DocumentPushOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The document engine that stores pushed versions: SQLite's, on the data home's file, or a
+ * database server's, on the store's interface.
+ */
+export type DocumentEngine =
+  | { readonly kind: "sqlite"; readonly db: DatabaseSync }
+  | { readonly kind: "server"; readonly server: ServerDocs };
+
+/** Stores inline documents with whichever engine the server runs. */
+function ingestWith(
+  engine: DocumentEngine,
+  documents: InlineDocument[],
+  options: IngestOptions,
+): Promise<IngestReport> {
+  return engine.kind === "sqlite"
+    ? ingestInline(engine.db, documents, options)
+    : ingestInlineOnServer(engine.server, documents, options);
+}
+
 interface Accepted {
   doc: SyncDocument;
   path: string;
@@ -74,11 +106,12 @@ interface Accepted {
  *
  * @example
  * ```ts ignore
- * const report = await pushDocuments(db, store, documents, pusher, { embedder, now: Date.now() });
+ * const engine = { kind: "sqlite", db } as const;
+ * const report = await pushDocuments(engine, store, documents, pusher, { embedder, now: Date.now() });
  * ```
  */
 export async function pushDocuments(
-  db: DatabaseSync,
+  engine: DocumentEngine,
   store: Store<StoreMode>,
   documents: readonly SyncDocument[],
   pusher: Pusher,
@@ -129,7 +162,7 @@ export async function pushDocuments(
     bytes: entry.bytes,
     modified: entry.doc.modified_at,
   }));
-  const added = await ingestInline(db, inline, {
+  const added = await ingestWith(engine, inline, {
     session: null,
     person: pusher.person,
     snapshotLabel: `vantage sync from ${pusher.host ?? "an unnamed host"}`,

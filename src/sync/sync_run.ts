@@ -105,8 +105,8 @@ export interface SyncSummary {
 export interface SyncRunOptions {
   /** The local store. */
   store: Store<StoreMode>;
-  /** A stored document's bytes. */
-  documentBytes(row: DocumentRow): Uint8Array;
+  /** A stored document's bytes (a server's store answers them later). */
+  documentBytes(row: DocumentRow): Uint8Array | Promise<Uint8Array>;
   /** The team server. */
   server: TeamServer;
   /** Ignore the cursors and send everything again (the server keeps each record once). */
@@ -475,7 +475,7 @@ class SyncRun {
       path: row.path,
       relative_path: row.relative_path,
       hash: row.hash,
-      content_base64: this.#options.documentBytes(row).toBase64(),
+      content_base64: (await this.#options.documentBytes(row)).toBase64(),
       modified_at: row.modified_at,
       tags: await docs.tagsOf(row.id),
       metadata: await docs.metadataOf(row.id),

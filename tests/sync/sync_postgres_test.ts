@@ -3,16 +3,16 @@
  * PostgreSQL store, a person's token from the real `vantage team add-user`, and the real
  * `vantage sync --to` pushing a laptop's store (the transcript fixtures, their hook events and
  * two documents). The team's database then holds exactly the laptop's history, attributed to
- * the token's person and host; a second run sends nothing; a run from the start sends it all
- * again and stores nothing twice. The server keeps no documents yet (its document engine runs
- * on SQLite only): its hello says so, and the sync sends none and says why, at once, instead
- * of retrying a refusal that is not going away.
+ * the token's person and host, and each of its documents once, as `ada@ada-laptop:<path>`, hers,
+ * with its tags, metadata and collections and the same bytes (read back through the store); a
+ * second run sends nothing; a run from the start sends it all again and stores nothing twice.
  *
  * Then the team moves its server: the store on PostgreSQL, the server stopped, is pushed with
- * `runSync` to another team server (one on SQLite, in this process), which then holds exactly
- * the same history, as the new token's person from the pushing host; a second push sends
- * nothing, and the real `vantage sync --store` (run in the server's data home, which holds no
- * history of its own) sends it all again from PostgreSQL, storing nothing twice.
+ * `runSync` (its documents' bytes read through the store) to another team server (one on
+ * SQLite, in this process), which then holds exactly the same history and documents, as the new
+ * token's person from the pushing host; a second push sends nothing, and the real
+ * `vantage sync --store` (run in the server's data home, which holds no history of its own)
+ * sends it all again from PostgreSQL, storing nothing twice.
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -25,7 +25,14 @@ import {
 } from "../helpers/postgres_cluster.ts";
 import { type ServeProcess, startServe } from "../helpers/serve_process.ts";
 import { historyQueries, localStore, rows, startInProcessTeam } from "./team_fixture.ts";
-import { VantageError } from "../../src/core/errors.ts";
+import {
+  type HeldDocument,
+  heldDocuments,
+  laptopDocuments,
+  teamDocuments,
+} from "./held_documents.ts";
+import { documentBytes, readContentFrom } from "../../src/docs/mod.ts";
+import { DATABASE, STORE } from "../../src/ops/service_keys.ts";
 import { openPostgresStore } from "../../src/store/postgres/postgres_store.ts";
 import { parseStoreLocation } from "../../src/store/postgres/store_url.ts";
 import { runSync, TeamServer } from "../../src/sync/mod.ts";
@@ -47,7 +54,9 @@ Deno.test({
     const serverHome = await makeAgentHome({ fixtures: false });
     serverHome.env.VANTAGE_STORE = store;
     const local = await localStore();
+    const laptopDocs = await laptopDocuments(local.services, "ada", "ada-laptop");
     local.services.close();
+    assert.equal(laptopDocs.length, 2);
     const pg = postgres(store, { max: 1, onnotice: () => {}, types: AS_NUMBERS });
     let server: ServeProcess | undefined;
     try {
@@ -84,28 +93,31 @@ Deno.test({
       assert.equal(first.stored.messages, local_("SELECT id FROM messages").length);
       assert.equal(first.stored.events, local_("SELECT id FROM events").length);
       assert.equal(first.refused.records, 0);
-      // The team server keeps no documents yet: they are not sent, and it says why at once.
-      assert.equal(first.documents.sent, 0);
-      assert.match(first.documents.not_sent, /document/);
+      // Every document once, hers, with what was attached to it and the same bytes.
+      assert.deepEqual(first.documents, { sent: 2, added: 2, updated: 0, unchanged: 0 });
       await assertSame();
+      assert.deepEqual(await teamDocuments(store), laptopDocs);
 
       const again = await sync();
       assert.equal(again.batches, 0);
       assert.deepEqual(again.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
+      assert.deepEqual(again.documents, { sent: 0, added: 0, updated: 0, unchanged: 0 });
 
       // Everything sent again: the same keys, nothing stored twice.
       const all = await sync("--from-start");
       assert.ok(all.batches >= first.batches, `${all.batches} batches, first ${first.batches}`);
       assert.deepEqual(all.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
+      assert.deepEqual(all.documents, { sent: 2, added: 0, updated: 0, unchanged: 2 });
       await assertSame();
+      assert.deepEqual(await teamDocuments(store), laptopDocs);
 
       const text = await runVantage(["sync", "--to", server.url], { env });
       assert.equal(text.code, 0, text.stderr);
-      assert.match(text.stdout, /documents: none sent \(.*document.*\); they go with a later sync/);
+      assert.match(text.stdout, /documents: 0 sent, 0 added, 0 updated, 0 already there/);
 
       await server.stop();
       server = undefined;
-      await pushToAnotherServer(store, team, serverHome.env);
+      await pushToAnotherServer(store, team, serverHome.env, laptopDocs);
     } finally {
       await server?.stop();
       await pg.end();
@@ -124,6 +136,7 @@ async function pushToAnotherServer(
   url: string,
   team: (sql: string) => Promise<Array<Record<string, unknown>>>,
   serverEnv: Record<string, string>,
+  laptopDocs: HeldDocument[],
 ): Promise<void> {
   const location = parseStoreLocation(url);
   assert.equal(location.kind, "postgres");
@@ -138,9 +151,8 @@ async function pushToAnotherServer(
     const push = () =>
       runSync({
         store: old.store,
-        documentBytes: () => {
-          throw new VantageError("internal_error", "the store on PostgreSQL holds no documents");
-        },
+        documentBytes: (row) =>
+          readContentFrom(old.store.docs, row.hash, { path: row.path, id: row.id }),
         server,
         // Small batches, so the store's records take many and each table's cursor moves often.
         batchBytes: 16 * 1024,
@@ -157,7 +169,15 @@ async function pushToAnotherServer(
     });
     assert.equal(pushed.refused.records, 0);
     assert.deepEqual(pushed.invalid, []);
-    assert.equal(pushed.documents.sent, 0);
+    assert.deepEqual(pushed.documents, { sent: 2, added: 2, updated: 0, unchanged: 0 });
+    // The documents moved too: under the pushing host's name, hers, the same bytes.
+    const movedDocs = async () =>
+      await heldDocuments(
+        moved.services.get(STORE).docs,
+        (row) => documentBytes(moved.services.get(DATABASE), row),
+      );
+    const wanted = laptopDocs.map((doc) => ({ ...doc, path: `ada@old-team-server:${doc.path}` }));
+    assert.deepEqual(await movedDocs(), wanted);
 
     const sqlite = historyQueries("sqlite");
     for (const [table, sql] of Object.entries(historyQueries("postgres"))) {
@@ -190,6 +210,8 @@ async function pushToAnotherServer(
     assert.equal(all.sent.messages, await count("messages"));
     assert.equal(all.sent.events, await count("events"));
     assert.deepEqual(all.stored, { events: 0, messages: 0, usage: 0, sessions_created: 0 });
+    assert.deepEqual(all.documents, { sent: 2, added: 0, updated: 0, unchanged: 2 });
+    assert.deepEqual(await movedDocs(), wanted);
   } finally {
     await moved.close();
     await old.close();

@@ -3,7 +3,8 @@
  * rescan re-adds every file whose size or modification time changed. Without
  * it, the folder is rescanned now and then watched (`Deno.watchFs`) inside
  * the process running this operation, for as long as that process lives;
- * `enable: false` stops the watch.
+ * `enable: false` stops the watch. On a database server the rescans and
+ * re-adds store through the server's engine, as its adds do.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import { currentSessionId } from "../doc_sessions.ts";
 import { activeWatches, unwatchFolder, watchFolder } from "../doc_watch.ts";
 import { requirePathAccess } from "../path_access.ts";
 import { createPathFilter } from "../glob.ts";
+import { ingestFilesOnServer, ingestPathOnServer } from "../server_ingest/server_ingest.ts";
 import {
   collectionSchema,
   docsContext,
@@ -21,6 +23,7 @@ import {
   ingestOutput,
   ingestResult,
   pathSchema,
+  serverDocsOf,
   tagList,
   tagsSchema,
 } from "../ops/shared.ts";
@@ -82,10 +85,15 @@ export const watchOperation: Operation = defineOperation({
     }
     const include = globList(input.include);
     const exclude = globList(input.exclude);
-    const options = (): IngestOptions => ({
+    // On a database server the rescans store through the server's engine, as its adds do.
+    const server = serverDocsOf(context, docs);
+    const options = async (): Promise<IngestOptions> => ({
       tags: tagList(input.tags),
       collection: input.collection,
-      session: currentSessionId(docs.db),
+      // Read again for every rescan: the current session may have changed since the watch began.
+      session: server === undefined
+        ? currentSessionId(docs.db)
+        : (await docs.store.currentSession())?.session_id ?? null,
       person: attributedTo(context.caller),
       include,
       exclude,
@@ -94,8 +102,11 @@ export const watchOperation: Operation = defineOperation({
       embedder: docs.embedder,
       now: Date.now(),
     });
+    const first = { ...await options(), signal: context.signal };
     const rescan = ingestResult(
-      await ingestPath(docs.db, root, { ...options(), signal: context.signal }),
+      server === undefined
+        ? await ingestPath(docs.db, root, first)
+        : await ingestPathOnServer(server, root, first),
     );
     if (input.once) return { root, watching: false, rescan, watches: activeWatches() };
     const filter = createPathFilter(include, exclude);
@@ -110,7 +121,9 @@ export const watchOperation: Operation = defineOperation({
           return false;
         }
       });
-      if (files.length > 0) await ingestFiles(docs.db, root, files, options());
+      if (files.length === 0) return;
+      if (server === undefined) await ingestFiles(docs.db, root, files, await options());
+      else await ingestFilesOnServer(server, root, files, await options());
     }, docs.now);
     return { root, watching: true, rescan, watch, watches: activeWatches() };
   },

@@ -1,7 +1,8 @@
 /**
  * `docs.download`: fetches an artifact by URL (checksum `sha256:<hex>`
  * optional) and stores it as a document. Needs the `net` scope, and a
- * process allowed to reach the host.
+ * process allowed to reach the host. On a database server the bytes are stored
+ * by the server's engine, as `docs.add` stores inline content there.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { downloadArtifact } from "../doc_download.ts";
 import { ingestInline } from "../doc_ingest.ts";
 import { currentSessionId } from "../doc_sessions.ts";
 import { parseMetadata } from "../doc_update.ts";
+import { ingestInlineOnServer } from "../server_ingest/server_ingest.ts";
 import { attributedTo } from "../../ops/caller_person.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import {
@@ -20,6 +22,7 @@ import {
   labelSchema,
   metadataSchema,
   pathSchema,
+  serverDocsOf,
   tagList,
   tagsSchema,
 } from "./shared.ts";
@@ -59,17 +62,26 @@ export const downloadOperation: Operation = defineOperation({
       signal: context.signal,
     });
     const name = input.name ?? artifact.name;
-    const report = await ingestInline(docs.db, [{ name, bytes: artifact.bytes, path: input.url }], {
+    // On a database server the bytes are stored by the server's engine, as an add stores them.
+    const server = serverDocsOf(context, docs);
+    const session = server === undefined
+      ? currentSessionId(docs.db)
+      : (await docs.store.currentSession())?.session_id ?? null;
+    const downloaded = [{ name, bytes: artifact.bytes, path: input.url }];
+    const options = {
       tags: tagList(input.tags),
       metadata: input.metadata === undefined ? undefined : parseMetadata(input.metadata),
       collection: input.collection,
       snapshotLabel: input.snapshot_label,
-      session: currentSessionId(docs.db),
+      session,
       sourceUrl: artifact.url,
       embedder: docs.embedder,
       person: attributedTo(context.caller),
       now: docs.now,
-    });
+    };
+    const report = server === undefined
+      ? await ingestInline(docs.db, downloaded, options)
+      : await ingestInlineOnServer(server, downloaded, options);
     return {
       ...ingestResult(report),
       url: artifact.url,

@@ -3,14 +3,15 @@
  * a file. Writing a file is a write: it needs `docs:write`, it is offered
  * only where writes are (the composite `execute` tool, never the read-only
  * `query` pipeline), and the file must land inside `VANTAGE_ROOTS`, never in
- * the data home, whatever Deno allows (see core/confined_write.ts).
+ * the data home, whatever Deno allows (see core/confined_write.ts). The
+ * document is found and its bytes read through the store of either backend.
  *
  * @module
  */
 import { z } from "zod";
 import { prepareWriteTarget, writeConfined } from "../../core/confined_write.ts";
-import { readContentPieces } from "../content_store.ts";
-import { resolveDocument } from "../doc_read.ts";
+import { resolveDocumentIn } from "../doc_read.ts";
+import { storedPieces } from "../stored_pieces.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, pathSchema } from "./shared.ts";
 
@@ -41,11 +42,11 @@ export const exportOperation: Operation = defineOperation({
     idempotentHint: true,
     openWorldHint: false,
   },
-  run(context, input) {
+  async run(context, input) {
     const docs = docsContext(context);
-    const row = resolveDocument(docs.db, { hash: input.hash, name: input.name });
+    const row = await resolveDocumentIn(docs.store, { hash: input.hash, name: input.name });
     const target = prepareWriteTarget(docs.writeRoots, input.outputPath);
-    writeConfined(target, readContentPieces(docs.db, row.hash, { path: row.path, id: row.id }), {
+    writeConfined(target, await storedPieces(docs, row.hash, { path: row.path, id: row.id }), {
       overwrite: input.overwrite,
     });
     return {

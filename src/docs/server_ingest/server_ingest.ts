@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { basename, resolve } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import { VantageError } from "../../core/errors.ts";
 import { pause } from "../doc_ingest/batches.ts";
 import { newReport } from "../doc_ingest/ingest.ts";
@@ -62,6 +62,27 @@ export async function ingestPathOnServer(
     // Between files, a cancelled add stops (what is stored stays stored, as on SQLite).
     if (index > 0) await pause(options.signal);
     await add.addFile(file);
+  }
+  await add.finish();
+  await upkeep(server, options, report);
+  return report;
+}
+
+/**
+ * Adds chosen files below `root` (a watch's changed files), each named by its path relative to
+ * `root`, as SQLite's `ingestFiles` does: one snapshot of `root`, without git facts.
+ */
+export async function ingestFilesOnServer(
+  server: ServerDocs,
+  root: string,
+  paths: readonly string[],
+  options: IngestOptions,
+): Promise<IngestReport> {
+  const report = newReport(options);
+  const add = await ServerAdd.open(server, options, report, root, NO_GIT);
+  for (const [index, path] of paths.entries()) {
+    if (index > 0) await pause(options.signal);
+    await add.addFile({ path, relativePath: relative(root, path).replaceAll("\\", "/") });
   }
   await add.finish();
   await upkeep(server, options, report);

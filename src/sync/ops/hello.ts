@@ -2,16 +2,17 @@
  * `sync.hello`: what `vantage sync` asks a team server first — the id of
  * the server's store (the client keeps its cursors per server store, so a
  * new or rebuilt server is sent everything again), who the caller is to
- * it, how large a push may be, and whether it takes documents (a team
- * server on PostgreSQL does not yet: the client then sends its history and
- * keeps its documents for a later sync, saying so, instead of retrying).
+ * it, how large a push may be, and whether it takes documents (a server on
+ * SQLite or on PostgreSQL does; one whose document engine cannot run says
+ * why, and the client then sends its history and keeps its documents for a
+ * later sync, saying so, instead of retrying).
  *
  * @module
  */
 import { z } from "zod";
 import { VantageError } from "../../core/errors.ts";
 import { defineOperation, type Operation, type OperationContext } from "../../ops/operation.ts";
-import { DATABASE } from "../../ops/service_keys.ts";
+import { DATABASE, DOCUMENT_SEARCH } from "../../ops/service_keys.ts";
 import { PUSH_ARGUMENT_CHARS } from "../wire.ts";
 import { PUSH_ANNOTATIONS, pusherOf, SYNC_SCOPE, syncStore } from "./shared.ts";
 
@@ -55,10 +56,12 @@ export const helloOperation: Operation = defineOperation({
 });
 
 /**
- * Whether this server can store pushed documents: the document engine runs on the data home's
- * SQLite database, which a server on another store refuses to open (saying why).
+ * Whether this server can store pushed documents: a server on PostgreSQL stores them with the
+ * engine on the database (it has the database's keyword search); otherwise the engine runs on
+ * the data home's SQLite database, which a server that cannot open it says why of.
  */
 function documentsTaken(context: OperationContext): { taken: boolean; reason?: string } {
+  if (context.services.has(DOCUMENT_SEARCH)) return { taken: true };
   try {
     context.services.get(DATABASE);
     return { taken: true };

@@ -8,8 +8,8 @@
 import { z } from "zod";
 import { configuredEmbedder } from "../../docs/mod.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
-import { CLOCK, DATABASE } from "../../ops/service_keys.ts";
-import { pushDocuments } from "../push_documents.ts";
+import { CLOCK, DATABASE, DOCUMENT_SEARCH } from "../../ops/service_keys.ts";
+import { type DocumentEngine, pushDocuments } from "../push_documents.ts";
 import { PUSH_ARGUMENT_CHARS, syncDocumentSchema } from "../wire.ts";
 import { PUSH_ANNOTATIONS, PUSH_TIMEOUT_MS, pusherOf, SYNC_SCOPE, syncStore } from "./shared.ts";
 
@@ -37,9 +37,14 @@ export const pushDocumentsOperation: Operation = defineOperation({
   maxArgumentChars: PUSH_ARGUMENT_CHARS,
   async run(context, input) {
     const services = context.services;
+    const store = syncStore(context);
+    // A server on PostgreSQL has the database's keyword search: its documents go there.
+    const engine: DocumentEngine = services.has(DOCUMENT_SEARCH)
+      ? { kind: "server", server: { store, search: services.get(DOCUMENT_SEARCH) } }
+      : { kind: "sqlite", db: services.get(DATABASE) };
     return await pushDocuments(
-      services.get(DATABASE),
-      syncStore(context),
+      engine,
+      store,
       input.documents,
       pusherOf(context),
       {
