@@ -28,7 +28,7 @@ export type { FusionSettings, Ranking, SearchMode, SearchRequest } from "./doc_s
 export { grepDocuments } from "./doc_grep.ts";
 export type { GrepReport, GrepRequest } from "./doc_grep.ts";
 export { rankOnServer } from "./server_search/server_ranking.ts";
-export type { ServerDocs } from "./server_search/server_ranking.ts";
+export type { SearchDocs } from "./server_search/server_ranking.ts";
 export { grepOnServer } from "./server_search/server_grep.ts";
 export { suggestOnServer } from "./server_search/server_suggest.ts";
 export { walkGraph } from "./doc_graph.ts";

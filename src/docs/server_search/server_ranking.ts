@@ -37,7 +37,7 @@ import { unstoredVectorsFrom } from "./server_unstored.ts";
 import { ServerVectorIndex } from "./server_vectors.ts";
 
 /** A database server's document store and keyword index. */
-export interface ServerDocs {
+export interface SearchDocs {
   /** The document store (answers later). */
   store: DocsStore<StoreMode>;
   /** Its keyword index. */
@@ -55,7 +55,7 @@ export interface ServerDocs {
  * });
  * ```
  */
-export async function rankOnServer(server: ServerDocs, request: SearchRequest): Promise<Ranking> {
+export async function rankOnServer(server: SearchDocs, request: SearchRequest): Promise<Ranking> {
   // The documents a narrowing filter allows, looked up once for every leg.
   const allow = await allowedOn(server.store, request.filter);
   const allowList = allow === undefined ? undefined : [...allow];

@@ -6,7 +6,7 @@
  * @module
  */
 import { suggestFrom, type SuggestReport, type SuggestRequest } from "../doc_suggest.ts";
-import { rankOnServer, type ServerDocs } from "./server_ranking.ts";
+import { rankOnServer, type SearchDocs } from "./server_ranking.ts";
 
 /**
  * Suggests snapshots for a topic on a server's store.
@@ -19,7 +19,7 @@ import { rankOnServer, type ServerDocs } from "./server_ranking.ts";
  * ```
  */
 export async function suggestOnServer(
-  server: ServerDocs,
+  server: SearchDocs,
   request: SuggestRequest,
 ): Promise<SuggestReport> {
   return await suggestFrom(
