@@ -8,9 +8,9 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../store/database.ts";
-import { type DocumentRow, documentsByIds } from "../store/docs/documents.ts";
-import { firstVectors } from "../store/docs/vectors.ts";
+import type { DocumentRow } from "../store/docs/documents.ts";
+import type { DocsStore } from "../store/docs/docs_store.ts";
+import type { StoreMode } from "../store/repository.ts";
 import { vectorFromBytes } from "./embedder.ts";
 import type { UnstoredDocument } from "./unstored_vectors.ts";
 
@@ -88,23 +88,26 @@ const MAX_BUCKET = 400;
  *
  * @example
  * ```ts ignore
- * duplicateGroups(db, { model: "hashed-v1-384", threshold: 0.92, strategy: "keep-newest", limit: 25 });
+ * await duplicateGroups(store.docs, { model: "hashed-v1-384", threshold: 0.92, strategy: "keep-newest", limit: 25 });
  * ```
  */
-export function duplicateGroups(db: DatabaseSync, request: DedupeRequest): {
+export async function duplicateGroups(
+  docs: DocsStore<StoreMode>,
+  request: DedupeRequest,
+): Promise<{
   total: number;
   groups: DuplicateGroup[];
-} {
+}> {
   // Each document by its first piece, whether its vectors are stored or computed for this call.
   const first = new Map<number, Float32Array>();
-  for (const s of firstVectors(db, request.model)) {
+  for (const s of await docs.firstVectors(request.model)) {
     first.set(s.document_id, vectorFromBytes(s.vector));
   }
   for (const doc of request.unstored ?? []) {
     if (doc.vectors.length > 0) first.set(doc.id, doc.vectors[0]);
   }
   const rows = new Map<number, DocumentRow>();
-  for (const row of documentsByIds(db, [...first.keys()])) {
+  for (const row of await docs.documentsByIds([...first.keys()])) {
     if (row.is_latest === 1) rows.set(row.id, row);
   }
   // In id order, as if every vector were stored: a full bucket keeps its first members.

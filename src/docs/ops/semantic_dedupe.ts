@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { DEDUPE_ALGORITHM, duplicateGroups } from "../doc_dedupe.ts";
 import { unstoredVectors } from "../unstored_vectors.ts";
+import { unstoredVectorsFrom } from "../server_search/server_unstored.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
 import { docsContext, READ_ONLY } from "./shared.ts";
 
@@ -54,8 +55,10 @@ export const semanticDedupeOperation: Operation = defineOperation({
   async run(context, input) {
     const docs = docsContext(context);
     // Read-only: documents without stored vectors are embedded for this call, never stored.
-    const unstored = await unstoredVectors(docs.db, docs.embedder);
-    return duplicateGroups(docs.db, {
+    const unstored = docs.serverSearch === undefined
+      ? await unstoredVectors(docs.db, docs.embedder)
+      : await unstoredVectorsFrom(docs.store, docs.embedder);
+    return await duplicateGroups(docs.store, {
       unstored: unstored.documents,
       model: docs.embedder.id,
       threshold: input.threshold,
