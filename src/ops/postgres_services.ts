@@ -1,8 +1,8 @@
 /**
- * A process's services on a PostgreSQL store: the store's areas, message search and read-only
- * SQL come from the store, and what still needs the data home's SQLite file (document memory,
- * the SQLite message index) refuses with `unavailable`, naming the part, instead of quietly
- * answering from a different store than the rest.
+ * A process's services on a PostgreSQL store: the store's areas, message search, document
+ * search and read-only SQL come from the store. The SQLite-only services (the data home's
+ * SQLite connection, its read-only twin, the SQLite message index) refuse with `unavailable`,
+ * naming the part, so nothing can quietly answer from a different store than the rest.
  *
  * @module
  */
@@ -19,11 +19,11 @@ import {
 } from "./service_keys.ts";
 import type { Services } from "./services.ts";
 
-/** What is not on PostgreSQL yet, as the error a caller of it sees. */
+/** A SQLite-only part asked for in a process serving from PostgreSQL, as the error its caller sees. */
 export function notOnPostgres(what: string): VantageError {
   return new VantageError(
     "unavailable",
-    `${what} is not on PostgreSQL yet; use the SQLite store (no --store or VANTAGE_STORE) for it`,
+    `${what} is SQLite's and this process serves from PostgreSQL; use the SQLite store (no --store or VANTAGE_STORE) for it`,
     { details: { store: "postgres", part: what } },
   );
 }
@@ -44,8 +44,7 @@ export function providePostgresStore(services: Services, opened: PostgresStore):
   // The store closes its query connections; the services must not close them first.
   services.provide(QUERY_RUNNER, () => opened.queries);
   const pending = [
-    // The document operations not yet written over the store's interfaces reach for it.
-    [DATABASE, "this part of document memory"],
+    [DATABASE, "the data home's SQLite store"],
     [READ_ONLY_DATABASE, "the SQLite store's read-only connection"],
     [MESSAGE_INDEX, "the SQLite message index"],
   ] as const;

@@ -7,10 +7,10 @@
  * What a laptop's daemon does and a team server does not: it watches no
  * files, tails no transcripts and runs no builds of its own — its people's
  * laptops do, and send what they saw (hooks, `vantage sync --to`, their
- * agents' OpenTelemetry exports). Parts of the store not on PostgreSQL yet
- * (document memory) answer `unavailable`, saying so, instead of reaching
- * for the data home's SQLite file. New sessions, anomalies and builds reach
- * `/api/events` as on SQLite.
+ * agents' OpenTelemetry exports). Document memory runs on the database too
+ * (its engine's server path, src/docs/server_ingest/ and server_search/);
+ * nothing reaches for the data home's SQLite file. New sessions, anomalies
+ * and builds reach `/api/events` as on SQLite.
  *
  * The data home still holds the server's own token, its spool and its lock
  * (one serve per data home, as on SQLite).

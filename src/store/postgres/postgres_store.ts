@@ -1,10 +1,7 @@
 /**
  * Opening a PostgreSQL store: connect (failing fast, with one message that
- * names the server and what failed), migrate, and hand out the areas that
- * run on PostgreSQL so far. Team mode is being built area by area; what is
- * ready is listed in {@linkcode PG_READY_AREAS}, what is not in
- * {@linkcode PG_PENDING_AREAS}, so a caller can say exactly that instead of
- * pretending.
+ * names the server and what failed), migrate, and hand out every area of the
+ * store on the pool ({@linkcode PG_READY_AREAS} names them as people do).
  *
  * @module
  */
@@ -33,7 +30,7 @@ import { pgPerceptionStore } from "./perception/perception_store.ts";
 import type { PostgresLocation } from "./store_url.ts";
 import { pgTelemetryStore } from "./telemetry/telemetry_store.ts";
 
-/** The store areas that run on PostgreSQL, as people name them. */
+/** The store areas that run on PostgreSQL, as people name them: every area. */
 export const PG_READY_AREAS: readonly string[] = [
   "agent activity",
   "perception",
@@ -41,16 +38,7 @@ export const PG_READY_AREAS: readonly string[] = [
   "team people",
   "read-only SQL",
   "OpenTelemetry intake",
-];
-
-/**
- * The store areas (and the parts above them) that do not run on PostgreSQL yet. Document
- * memory's store does ({@linkcode PostgresStore.docs}), and so do its writes (`docs.add`,
- * `docs.update`, `docs.delete`: src/docs/server_ingest/), but the rest of the document engine
- * still calls SQLite's functions, so a server on PostgreSQL refuses those operations.
- */
-export const PG_PENDING_AREAS: readonly string[] = [
-  "document memory (its store and its writes are on PostgreSQL; the rest of its engine is not yet)",
+  "document memory",
 ];
 
 /** An open PostgreSQL store: its pool and the areas ready on it. */
@@ -69,7 +57,7 @@ export interface PostgresStore {
   readonly perception: PerceptionStore<"async">;
   /** OpenTelemetry intake and its reads. */
   readonly telemetry: TelemetryStore<"async">;
-  /** Document memory's store (the engine above it is not ported yet: see PG_PENDING_AREAS). */
+  /** Document memory's store. */
   readonly docs: DocsStore<"async">;
   /** Keyword search over documents, and how the server can hold vectors. */
   readonly docsSearch: PgDocsSearch;
