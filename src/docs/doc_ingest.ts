@@ -16,17 +16,16 @@
  *
  * @module
  */
-import { basename, relative, resolve } from "node:path";
-import { VantageError } from "../core/errors.ts";
+import { relative } from "node:path";
 import type { DatabaseSync } from "../store/database.ts";
 import { docsIndex } from "../store/docs/search_index.ts";
 import { useBulkWriteSettings } from "../store/docs/state.ts";
 import { putContent } from "./content_store.ts";
-import { gitInfo } from "./git_info.ts";
 import { addInBatches } from "./doc_ingest/batches.ts";
 import { WORKER_MIN_FILES } from "./doc_ingest/handoff.ts";
 import { Ingest, newReport } from "./doc_ingest/ingest.ts";
-import { type FileEntry, listFiles, textFirst } from "./doc_ingest/scan.ts";
+import { planPathAdd } from "./doc_ingest/path_plan.ts";
+import type { FileEntry } from "./doc_ingest/scan.ts";
 import { type GitFacts, NO_GIT } from "./doc_ingest/snapshot.ts";
 import type { IngestOptions, IngestReport, InlineDocument } from "./doc_ingest/types.ts";
 import { catchUpDocsIndexGently } from "./doc_index.ts";
@@ -53,32 +52,8 @@ export async function ingestPath(
   path: string,
   options: IngestOptions,
 ): Promise<IngestReport> {
-  const absolute = resolve(path);
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(absolute);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new VantageError("not_found", `no file or folder at ${absolute}`, {
-        details: { path: absolute },
-      });
-    }
-    throw error;
-  }
-  const report = newReport(options);
-  const isDirectory = info.isDirectory;
-  const git = isDirectory ? await gitInfo(absolute) : NO_GIT;
-  const files = isDirectory
-    ? textFirst(listFiles(absolute, options, report))
-    : [{ path: absolute, relativePath: basename(absolute) }];
-  await ingestList(
-    db,
-    files,
-    isDirectory ? absolute : resolve(absolute, ".."),
-    git,
-    options,
-    report,
-  );
+  const { report, git, files, directory } = await planPathAdd(path, options);
+  await ingestList(db, files, directory, git, options, report);
   await upkeep(db, options, report);
   return report;
 }

@@ -16,23 +16,13 @@ import type { Store } from "../store/store.ts";
 import { compressChunk, decompressChunk } from "./compression.ts";
 import { sha256Hex } from "./content_hash.ts";
 import type { RepairReport } from "./doc_repair.ts";
+import { VECTORS_COMPLETE_KEY } from "./doc_index.ts";
 import type { Embedder } from "./embedder.ts";
-import {
-  allDocuments,
-  contentProblem,
-  type IndexCoverage,
-  indexedShouldHold,
-} from "./server_verify.ts";
-import { embedDocument, replaceVectors, serverStoredText } from "./server_text.ts";
+import type { ServerDocs } from "./server_ingest/server_docs.ts";
+import { storeMissingVectorsOnServer } from "./server_ingest/server_vectors.ts";
+import { indexedTextFrom } from "./server_search/server_text.ts";
+import { allDocuments, contentProblem, indexedShouldHold } from "./server_verify.ts";
 import { counted } from "./verify_report.ts";
-
-/** The keyword index a server repair reads and writes. */
-export interface ServerIndex extends IndexCoverage {
-  /** Indexes a document's title, path and text. */
-  indexDocumentText(id: number, doc: { title: string; path: string; text: string }): Promise<void>;
-  /** Takes a document out of the index. */
-  removeDocumentText(id: number): Promise<boolean>;
-}
 
 /** What to repair with. */
 export interface ServerRepairOptions {
@@ -110,7 +100,7 @@ function chunkHolds(stored: Uint8Array, raw: Uint8Array): boolean {
 /** Indexes what the index lacks and drops what it should not hold; answers how many were indexed. */
 async function repairIndex(
   docs: DocsStore<StoreMode>,
-  index: ServerIndex,
+  index: ServerDocs["search"],
   rows: readonly DocumentRow[],
   dryRun: boolean,
 ): Promise<{ missing: number[]; extra: number[] }> {
@@ -120,7 +110,7 @@ async function repairIndex(
   const extra = [...held].filter((id) => !expected.has(id));
   if (!dryRun) {
     for (const row of missing) {
-      const text = await serverStoredText(docs, row);
+      const text = await indexedTextFrom(docs, row);
       await index.indexDocumentText(row.id, { title: row.title, path: row.path, text });
     }
     for (const id of extra) await index.removeDocumentText(id);
@@ -133,15 +123,15 @@ async function repairIndex(
  *
  * @example
  * ```ts ignore
- * const report = await repairServerStore(store, search, { dryRun: false, maxDocuments: 100, embedder });
+ * const report = await repairServerStore({ store, search }, { dryRun: false, maxDocuments: 100, embedder });
  * ```
  */
 export async function repairServerStore(
-  store: Store<StoreMode>,
-  index: ServerIndex,
+  server: ServerDocs,
   options: ServerRepairOptions,
 ): Promise<RepairReport> {
   const started = performance.now();
+  const { store, search: index } = server;
   const docs = store.docs;
   const rows = await allDocuments(docs);
   const remaining: string[] = [];
@@ -150,30 +140,23 @@ export async function repairServerStore(
   const { missing, extra } = await repairIndex(docs, index, rows, options.dryRun);
   const indexChanged = missing.length + extra.length > 0;
 
-  // Vectors the configured embedder has not stored.
+  // Vectors the configured embedder has not stored (none once the store records them complete,
+  // as on SQLite).
   const model = options.embedder.id;
-  const needing = await docs.documentsNeedingVectors(model, -1);
+  const needing = await docs.readState(VECTORS_COMPLETE_KEY) === model
+    ? 0
+    : (await docs.documentsNeedingVectors(model, -1)).length;
   let embedded = 0;
-  if (!options.dryRun) {
-    for (const row of needing) {
-      options.signal?.throwIfAborted();
-      try {
-        const vectors = await embedDocument(
-          options.embedder,
-          row.title,
-          await serverStoredText(docs, row),
-        );
-        await store.transaction((inside) => replaceVectors(inside.docs, row.id, model, vectors));
-        embedded++;
-      } catch (error) {
-        remaining.push(
-          `vectors of ${row.path} from ${model}: storing them failed (${
-            error instanceof Error ? error.message : String(error)
-          }); searches embed it for themselves until a later repair stores them`,
-        );
-      }
+  if (!options.dryRun && needing > 0) {
+    try {
+      embedded = (await storeMissingVectorsOnServer(server, options.embedder, Infinity)).stored;
+    } catch (error) {
+      remaining.push(
+        `vectors from ${model}: storing them failed (${
+          error instanceof Error ? error.message : String(error)
+        }); searches embed those documents for themselves until a later repair stores them`,
+      );
     }
-    if (embedded > 0) await docs.bumpCounter("index_generation");
   }
 
   // Damaged contents, each written back from one of its documents' original files.
@@ -239,8 +222,8 @@ export async function repairServerStore(
     },
     vectors: {
       model,
-      action: needing.length === 0 ? "none" : options.dryRun ? "would_store" : "stored",
-      documents: options.dryRun ? needing.length : embedded,
+      action: needing === 0 ? "none" : options.dryRun ? "would_store" : "stored",
+      documents: options.dryRun ? needing : embedded,
     },
     message_index: {
       file: null,

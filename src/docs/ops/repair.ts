@@ -102,7 +102,10 @@ export const repairOperation: Operation = defineOperation({
     const docs = docsContext(context);
     if (docs.serverSearch !== undefined) {
       // A database server: no files beside it, and its health is not the data home's to record.
-      return await repairServerStore(context.services.get(STORE), docs.serverSearch, {
+      return await repairServerStore({
+        store: context.services.get(STORE),
+        search: docs.serverSearch,
+      }, {
         dryRun: input.dry_run,
         maxDocuments: input.max_documents,
         embedder: docs.embedder,

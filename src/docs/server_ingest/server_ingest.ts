@@ -12,14 +12,13 @@
  *
  * @module
  */
-import { basename, relative, resolve } from "node:path";
-import { VantageError } from "../../core/errors.ts";
+import { relative } from "node:path";
 import { pause } from "../doc_ingest/batches.ts";
 import { newReport } from "../doc_ingest/ingest.ts";
-import { listFiles, messageOf, textFirst } from "../doc_ingest/scan.ts";
+import { planPathAdd } from "../doc_ingest/path_plan.ts";
+import { messageOf } from "../doc_ingest/scan.ts";
 import { NO_GIT } from "../doc_ingest/snapshot.ts";
 import type { IngestOptions, IngestReport, InlineDocument } from "../doc_ingest/types.ts";
-import { gitInfo } from "../git_info.ts";
 import { ADD_UPKEEP_BUDGET_MS } from "../search_upkeep.ts";
 import { ServerAdd } from "./server_add.ts";
 import type { ServerDocs } from "./server_docs.ts";
@@ -38,25 +37,7 @@ export async function ingestPathOnServer(
   path: string,
   options: IngestOptions,
 ): Promise<IngestReport> {
-  const absolute = resolve(path);
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(absolute);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new VantageError("not_found", `no file or folder at ${absolute}`, {
-        details: { path: absolute },
-      });
-    }
-    throw error;
-  }
-  const report = newReport(options);
-  const isDirectory = info.isDirectory;
-  const git = isDirectory ? await gitInfo(absolute) : NO_GIT;
-  const files = isDirectory
-    ? textFirst(listFiles(absolute, options, report))
-    : [{ path: absolute, relativePath: basename(absolute) }];
-  const directory = isDirectory ? absolute : resolve(absolute, "..");
+  const { report, git, files, directory } = await planPathAdd(path, options);
   const add = await ServerAdd.open(server, options, report, directory, git);
   for (const [index, file] of files.entries()) {
     // Between files, a cancelled add stops (what is stored stays stored, as on SQLite).

@@ -9,16 +9,10 @@
  */
 import type { DocsStore } from "../../store/docs/docs_store.ts";
 import type { StoreMode } from "../../store/repository.ts";
-import {
-  embeddingPieces,
-  MAX_INDEXED_BYTES,
-  type PendingVectors,
-  VECTORS_COMPLETE_KEY,
-} from "../doc_index.ts";
+import { embeddingPieces, type PendingVectors, VECTORS_COMPLETE_KEY } from "../doc_index.ts";
 import { type Embedder, vectorToBytes } from "../embedder.ts";
 import { syncEmbedding } from "../embedding_config.ts";
-import { readContentFrom } from "../store_content.ts";
-import { extractText } from "../text_extract.ts";
+import { indexedTextFrom } from "../server_search/server_text.ts";
 import { docsOf, type ServerDocs, writeOn } from "./server_docs.ts";
 
 /** Documents embedded per call to an embedding service. */
@@ -76,24 +70,6 @@ export async function embedPendingOnServer(
   return stored;
 }
 
-/** The indexable text of a stored document; empty when it is damaged (its title still counts). */
-async function storedTextOn(
-  docs: DocsStore<StoreMode>,
-  doc: { id: number; hash: string; path: string },
-): Promise<string> {
-  try {
-    const bytes = await readContentFrom(
-      docs,
-      doc.hash,
-      { path: doc.path, id: doc.id },
-      MAX_INDEXED_BYTES,
-    );
-    return extractText(doc.path, bytes).text ?? "";
-  } catch {
-    return "";
-  }
-}
-
 /**
  * Stores vectors from `embedder` for latest text documents that have none from it, for at
  * most `budgetMs`, and records in the store once none are missing (so reads stop looking).
@@ -121,7 +97,7 @@ export async function storeMissingVectorsOnServer(
     if (performance.now() - started >= budgetMs) return { stored, complete: false };
     const texts: PendingVectors[] = [];
     for (const doc of missing) {
-      texts.push({ id: doc.id, title: doc.title, text: await storedTextOn(docs, doc) });
+      texts.push({ id: doc.id, title: doc.title, text: await indexedTextFrom(docs, doc) });
     }
     stored += await embedPendingOnServer(server, embedder, texts);
   }
