@@ -62,13 +62,17 @@ try {
   await Deno.writeTextFile(join(bodies, "manifest.json"), JSON.stringify(manifest));
 
   const digest = async (tree: string, groupOf: string) => {
+    // The digest runs inside the tree it measures, importing that tree's modules by name.
+    const own = fileURLToPath(new URL("./otlp_store_digest.ts", import.meta.url));
+    const there = join(tree, "scripts", "otlp_store_digest.ts");
+    if (Deno.realPathSync(own) !== (await Deno.realPath(there).catch(() => ""))) {
+      await Deno.copyFile(own, there);
+    }
     const output = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
         "-A",
-        fileURLToPath(new URL("./otlp_store_digest.ts", import.meta.url)),
-        "--src",
-        tree,
+        there,
         "--bodies",
         bodies,
         "--group",

@@ -1,10 +1,12 @@
 /**
- * Stores a folder of OTLP export bodies into a fresh store with the intake code of one source
- * tree, and prints every table's rows as one digest per table (JSON): what
- * `otlp_store_compare.ts` runs against the code before and after a change, so a change to the
- * intake's speed can be shown to store byte for byte what it stored before.
+ * Stores a folder of OTLP export bodies into a fresh store with the intake code of the source
+ * tree this file sits in, and prints every table's rows as one digest per table (JSON): what
+ * `otlp_store_compare.ts` runs against the code before and after a change (copying this file
+ * into the older tree's `scripts/` first), so a change to the intake's speed can be shown to
+ * store byte for byte what it stored before. Its imports name its own tree's modules
+ * literally, as every import in Vantage does.
  *
- * `deno run -A scripts/otlp_store_digest.ts --src <tree> --bodies <folder> [--group N]`
+ * `deno run -A scripts/otlp_store_digest.ts --bodies <folder> [--group N]`
  *
  * The folder holds `manifest.json` (`[{ file, signal, encoding }]`, in the order to store) and
  * the bodies. Every export is read as received at the same fixed time, so two runs of the same
@@ -12,7 +14,8 @@
  * are stored together in one group, as a worker of `serve` stores the exports that queued.
  */
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import * as intake from "../src/agent/otlp/otlp_intake.ts";
+import * as database from "../src/store/database.ts";
 
 /** Received-at time of every export (any fixed instant will do). */
 const NOW = 1_780_000_000_000;
@@ -27,13 +30,10 @@ const args = Object.fromEntries(
   Deno.args.flatMap((arg, i) =>
     arg.startsWith("--") && i + 1 < Deno.args.length ? [[arg.slice(2), Deno.args[i + 1]]] : []
   ),
-) as { src?: string; bodies?: string; group?: string };
-if (args.src === undefined || args.bodies === undefined) {
-  throw new Error("usage: otlp_store_digest.ts --src <tree> --bodies <folder> [--group N]");
+) as { bodies?: string; group?: string };
+if (args.bodies === undefined) {
+  throw new Error("usage: otlp_store_digest.ts --bodies <folder> [--group N]");
 }
-const root = pathToFileURL(join(Deno.realPathSync(args.src), "/")).href;
-const intake = await import(new URL("src/agent/otlp/otlp_intake.ts", root).href);
-const database = await import(new URL("src/store/database.ts", root).href);
 const group = Number(args.group ?? 1);
 
 const manifest: Entry[] = JSON.parse(await Deno.readTextFile(join(args.bodies, "manifest.json")));
@@ -46,8 +46,9 @@ try {
     prepared.push(intake.prepareOtlpExport(entry.signal, body, entry.encoding, NOW));
   }
   if (group > 1) {
-    if (typeof intake.storeOtlpExportGroup !== "function") {
-      throw new Error(`${args.src} cannot store exports in groups`);
+    // An older tree may have no groups (its copy of this file runs unchecked there).
+    if (!("storeOtlpExportGroup" in intake)) {
+      throw new Error("this tree cannot store exports in groups");
     }
     for (let i = 0; i < prepared.length; i += group) {
       const outcomes = await intake.storeOtlpExportGroup(db, prepared.slice(i, i + group));
@@ -58,9 +59,9 @@ try {
   } else {
     for (const one of prepared) await intake.storeOtlpExportTakingTurns(db, one);
   }
-  const tables: { name: string }[] = db.prepare(
+  const tables = db.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-  ).all();
+  ).all().map((row) => ({ name: String(row.name) }));
   const digests: Record<string, { rows: number; sha256: string }> = {};
   for (const { name } of tables) {
     const quoted = `"${name.replaceAll('"', '""')}"`;
