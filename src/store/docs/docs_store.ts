@@ -113,7 +113,13 @@ import {
   nodesOfType,
   nodeTypeCounts,
 } from "./graph.ts";
-import { indexChangesQueued, queuedIndexChanges, queueIndexChange } from "./search_index.ts";
+import {
+  deleteIndexChanges,
+  indexChangesQueued,
+  leaseIndexChanges,
+  queuedIndexChanges,
+  queueIndexChange,
+} from "./search_index.ts";
 import {
   addSnapshotMember,
   deleteEmptySnapshots,
@@ -368,6 +374,16 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   ): Answer<Array<{ seq: number; op: "add" | "remove"; id: number }>, M>;
   /** Whether any change has waited long enough. */
   indexChangesQueued(minAgeMs?: number): Answer<boolean, M>;
+  /**
+   * Takes up to `limit` changes that have waited at least `minAgeMs`, oldest first, and
+   * restarts their wait so another process catching up leaves them alone meanwhile.
+   */
+  leaseIndexChanges(
+    limit: number,
+    minAgeMs: number,
+  ): Answer<Array<{ seq: number; op: "add" | "remove"; id: number }>, M>;
+  /** Deletes applied changes from the queue; answers how many were still there. */
+  deleteIndexChanges(seqs: readonly number[]): Answer<number, M>;
   /** Reads a change counter. */
   readCounter(counter: DocsCounter): Answer<number, M>;
   /** Increments a change counter. */
@@ -473,6 +489,8 @@ const SQLITE_DOCS_FUNCTIONS = {
   queueIndexChange,
   queuedIndexChanges,
   indexChangesQueued,
+  leaseIndexChanges,
+  deleteIndexChanges,
   readCounter,
   bumpCounter,
   readState,
