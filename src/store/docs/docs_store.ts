@@ -101,6 +101,7 @@ import {
   supersedeOtherVersions,
   tagsOf,
 } from "./documents.ts";
+import { collectionsOfMany, metadataOfMany, tagsOfMany } from "./labels_of_many.ts";
 import {
   definitionsNamed,
   deleteGraph,
@@ -199,6 +200,12 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   removeMetadata(id: number, keys: readonly string[]): Answer<void, M>;
   /** A document's metadata. */
   metadataOf(id: number): Answer<Record<string, string>, M>;
+  /** Each document's tags, sorted (an entry for every id, empty when it has none). */
+  tagsOfMany(ids: readonly number[]): Answer<Map<number, string[]>, M>;
+  /** Each document's metadata (an entry for every id). */
+  metadataOfMany(ids: readonly number[]): Answer<Map<number, Record<string, string>>, M>;
+  /** The collections each document is in, sorted (an entry for every id). */
+  collectionsOfMany(ids: readonly number[]): Answer<Map<number, string[]>, M>;
   /** Ids of every document a filter selects. */
   filteredIds(filter: DocumentFilter): Answer<number[], M>;
   /** Documents matching a filter, sorted and paged, with the total before paging. */
@@ -427,6 +434,9 @@ const SQLITE_DOCS_FUNCTIONS = {
   setMetadata,
   removeMetadata,
   metadataOf,
+  tagsOfMany,
+  metadataOfMany,
+  collectionsOfMany,
   filteredIds,
   listDocuments,
   documentTotals,
