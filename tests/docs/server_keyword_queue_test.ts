@@ -56,6 +56,12 @@ async function queued(pg: DocsBackend): Promise<number> {
   return rows[0].n as number;
 }
 
+/** The counts of a verification's index report. */
+function pick(index: unknown) {
+  const { missing, queued, indexed, expected } = index as Record<string, number>;
+  return { missing, queued, indexed, expected };
+}
+
 /** Makes every queued change look as old as one a stopped process left a minute ago. */
 async function age(pg: DocsBackend): Promise<void> {
   await pg.sql!("UPDATE docs_index_queue SET queued_at = queued_at - 60000");
@@ -76,8 +82,9 @@ Deno.test({
       assert.deepEqual(recorded.keywords.queued.length, 1);
       assert.deepEqual(await found(server, "orchids"), []);
       assert.equal(await queued(pg), 1);
+      // docs.verify allows for a queued change (as on SQLite), and counts it.
       const before = await pg.run("docs.verify", { chunks: false });
-      assert.equal((before.index as { missing: number }).missing, 1);
+      assert.deepEqual(pick(before.index), { missing: 0, queued: 1, indexed: 0, expected: 1 });
 
       // Fresh changes are its writer's to apply: a catch-up leaves them for the wait.
       assert.equal(await catchUpKeywordIndexOnServer(server), 0);
@@ -88,7 +95,7 @@ Deno.test({
       assert.deepEqual(await found(server, "orchids"), [id]);
       assert.equal(await queued(pg), 0);
       const after = await pg.run("docs.verify", { chunks: false });
-      assert.equal((after.index as { missing: number }).missing, 0);
+      assert.deepEqual(pick(after.index), { missing: 0, queued: 0, indexed: 1, expected: 1 });
       assert.equal(after.ok, true, JSON.stringify(after.problems));
 
       // An add applies its own changes after its commit and leaves nothing queued; it also
