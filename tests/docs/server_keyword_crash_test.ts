@@ -1,9 +1,10 @@
 /**
  * The real `vantage serve` on PostgreSQL killed with SIGKILL in the middle of a large `docs.add`
- * over HTTP: whatever moment the kill lands on, every latest text document it stored is in the
- * keyword index or queued for it (the write queues its change in its own transaction), and once
- * the queue's wait is over the next add on a restarted server catches the index up —
- * `docs.verify` then finds no document missing from it.
+ * over HTTP, between a document's commit and its keyword row (the test holds the keyword
+ * table's write lock from another session, so the row waits, and kills the server then): the
+ * committed document is queued for the index (its write queued the change in its own
+ * transaction), and once the queue's wait is over the next add on a restarted server catches
+ * the index up — `docs.verify` then finds no document missing from it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -57,35 +58,59 @@ Deno.test({
       );
     }
     const db = postgres(store, { max: 1, onnotice: () => {} });
+    const locker = postgres(store, { max: 1, onnotice: () => {} });
+    const started = Date.now();
+    const deadline = () => started + 120_000;
     const one = async (sql: string) => Number((await db.unsafe(sql))[0].n);
     let server = await startServe(home, ["--no-tail"], [folder]);
     try {
       const adding = callOp(server, token, "docs.add", { path: folder }).catch((error) => error);
-      // Killed once enough is stored, at a moment a committed write's queued change is visible
-      // (its writer is between the commit and its keyword rows), or regardless a little later.
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const [now] = await db.unsafe(
-          `SELECT (SELECT count(*) FROM docs_documents) AS stored,
-             (SELECT count(*) FROM docs_index_queue) AS queued`,
-        );
-        const stored = Number(now.stored);
-        if (stored >= KILL_AFTER && (Number(now.queued) > 0 || stored >= 2 * KILL_AFTER)) break;
-        assert.ok(Date.now() < deadline, `the add stored too little: ${server.stderr()}`);
+      while (await one("SELECT count(*) AS n FROM docs_documents") < KILL_AFTER) {
+        assert.ok(Date.now() < deadline(), `the add stored too little: ${server.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The keyword index's table locked against writes from another session: the server's
+      // next document commits, and its keyword row waits. Killed then, it dies between the two,
+      // the moment an unqueued write would lose the row for good.
+      const locked = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      let lockerPid = 0;
+      const holding = locker.begin(async (tx) => {
+        await tx.unsafe("LOCK TABLE docs_search IN EXCLUSIVE MODE");
+        lockerPid = Number((await tx.unsafe("SELECT pg_backend_pid() AS pid"))[0].pid);
+        locked.resolve();
+        await release.promise;
+      });
+      await locked.promise;
+      const waiting = `SELECT count(*) AS n FROM docs_documents d
+        WHERE d.is_latest = 1 AND d.is_text = 1
+        AND NOT EXISTS (SELECT 1 FROM docs_search s WHERE s.document_id = d.id)`;
+      while (await one(waiting) === 0) {
+        assert.ok(Date.now() < deadline(), `no write committed: ${server.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
       await server.stop("SIGKILL");
       const killedAt = Date.now();
       assert.ok((await adding) instanceof Error, "the add was cut off");
-      const stored = await one("SELECT count(*) AS n FROM docs_documents");
-      assert.ok(stored >= KILL_AFTER && stored < FILES, `stored ${stored}`);
-
-      // Whatever the kill interrupted: no stored text document is both unindexed and unqueued.
-      const lost = await one(
-        `SELECT count(*) AS n FROM docs_documents d WHERE d.is_latest = 1 AND d.is_text = 1
-         AND NOT EXISTS (SELECT 1 FROM docs_search s WHERE s.document_id = d.id)
-         AND NOT EXISTS (SELECT 1 FROM docs_index_queue q WHERE q.document_id = d.id)`,
+      // Committed and not indexed, yet nothing is lost: each such document is queued.
+      assert.ok(await one(waiting) >= 1);
+      const unqueued = `${waiting}
+        AND NOT EXISTS (SELECT 1 FROM docs_index_queue q WHERE q.document_id = d.id)`;
+      assert.equal(await one(unqueued), 0);
+      // The dead server's sessions ended, as the server ends them once it notices their client
+      // is gone: the keyword row it was waiting to write is never written.
+      const [own] = await db.unsafe("SELECT pg_backend_pid() AS pid");
+      await db.unsafe(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> $1 AND pid <> $2`,
+        [own.pid, lockerPid],
       );
-      assert.equal(lost, 0);
+      release.resolve();
+      await holding;
+      const stored = await one("SELECT count(*) AS n FROM docs_documents");
+      assert.ok(stored > KILL_AFTER && stored < FILES, `stored ${stored}`);
+      assert.ok(await one(waiting) >= 1);
+      assert.equal(await one(unqueued), 0);
 
       // A restarted server: once the queue's wait is over, its next add catches up first.
       server = await startServe(home, ["--no-tail"], [folder]);
@@ -107,6 +132,7 @@ Deno.test({
     } finally {
       await server.stop();
       await db.end();
+      await locker.end();
       await Deno.remove(folder, { recursive: true });
     }
   },

@@ -173,8 +173,9 @@ export async function settleKeywordRow(
 }
 
 /**
- * Brings the keyword index in step with a committed write, then deletes the write's queue
- * entries: from here on, nothing of it is left for a catch-up.
+ * Brings the keyword index in step with a committed write. Its queue entries are the caller's
+ * to delete once this has answered (an add deletes them in its next write, a statement sent
+ * with that write's first ones); until then a catch-up would only write the same rows again.
  */
 export async function applyKeywordChanges(
   search: PgDocsSearch,
@@ -187,5 +188,4 @@ export async function applyKeywordChanges(
   for (const entry of changes.add) {
     await settleKeywordRow(search, docs, entry.id, { indexed: true, entry });
   }
-  await docs.deleteIndexChanges(changes.queued);
 }

@@ -114,8 +114,11 @@ async function indexTextIn(
 ): Promise<void> {
   if (doc.text === undefined) return;
   const entry = { id: doc.id, title: doc.title, path: doc.path, text: doc.text };
-  await indexIn(docs, context.embedding, { ...entry, modelRecorded });
-  await queueKeywordAdd(docs, recorded.keywords, entry);
+  // Sent together: the queue entry needs no round trip of its own.
+  await Promise.all([
+    indexIn(docs, context.embedding, { ...entry, modelRecorded }),
+    queueKeywordAdd(docs, recorded.keywords, entry),
+  ]);
   if (context.embedding.embed === undefined) {
     // Until the embedding service has answered, searches and the next add must know the gap.
     await markVectorsIncompleteIn(docs);
