@@ -24,6 +24,7 @@ import {
   indexedShouldHold,
 } from "./server_verify.ts";
 import { embedDocument, replaceVectors, serverStoredText } from "./server_text.ts";
+import { catchUpKeywordIndexOnServer } from "./server_ingest/server_catch_up.ts";
 import { counted } from "./verify_report.ts";
 
 /** The keyword index a server repair reads and writes. */
@@ -149,6 +150,9 @@ export async function repairServerStore(
   // The keyword index.
   const { missing, extra } = await repairIndex(docs, index, rows, options.dryRun);
   const indexChanged = missing.length + extra.length > 0;
+  // The index now holds what the store does: the queued changes only need their rows settled
+  // again (no change where nothing moved since) and their entries cleared.
+  if (!options.dryRun) await catchUpKeywordIndexOnServer({ store, search: index }, 0);
 
   // Vectors the configured embedder has not stored.
   const model = options.embedder.id;

@@ -110,6 +110,14 @@ Deno.test({
       assert.equal((await found(server, "ferns")).length, 1);
       assert.deepEqual(await found(server, "moss"), [report.documents[0].id]);
       assert.equal(await queued(pg), 0);
+
+      // docs.repair applies whatever is queued, however fresh, and clears the queue.
+      const lichen = (await writeOnly(server, "lichen.md", "# Lichen\n\nLichen on bark.\n"))
+        .document.id;
+      assert.equal(await queued(pg), 1);
+      await pg.run("docs.repair", {});
+      assert.deepEqual(await found(server, "lichen"), [lichen]);
+      assert.equal(await queued(pg), 0);
     } finally {
       await pg.close();
       await Deno.remove(dir, { recursive: true });

@@ -15,8 +15,8 @@
  * @module
  */
 import { ABANDONED_AFTER_MS } from "../doc_index.ts";
-import { docsOf, type ServerDocs } from "./server_docs.ts";
-import { settleKeywordRow } from "./server_index.ts";
+import type { ServerDocs } from "./server_docs.ts";
+import { type KeywordRows, settleKeywordRow } from "./server_index.ts";
 
 /** Changes taken per lease: small, so a lease runs out long after its page is applied. */
 const PAGE = 64;
@@ -31,10 +31,10 @@ const PAGE = 64;
  * ```
  */
 export async function catchUpKeywordIndexOnServer(
-  server: ServerDocs,
+  server: Pick<ServerDocs, "store"> & { search: KeywordRows },
   minAgeMs = ABANDONED_AFTER_MS,
 ): Promise<number> {
-  const docs = docsOf(server);
+  const docs = server.store.docs;
   let applied = 0;
   for (;;) {
     const page = await docs.leaseIndexChanges(PAGE, minAgeMs);

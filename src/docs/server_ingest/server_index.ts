@@ -116,6 +116,9 @@ export async function unindexIn(docs: DocsStore<StoreMode>, id: number): Promise
   await docs.deleteGraph(id);
 }
 
+/** The keyword index's writes that bringing a row in step needs (a server's `PgDocsSearch`). */
+export type KeywordRows = Pick<PgDocsSearch, "indexDocumentText" | "removeDocumentText">;
+
 /** Whether the keyword index should hold a document: it is its path's latest text version. */
 function belongs(row: DocumentRow | undefined): row is DocumentRow {
   return row !== undefined && row.is_latest === 1 && row.is_text === 1;
@@ -134,7 +137,7 @@ const SETTLE_ROUNDS = 4;
  * the same document end with the same row.
  */
 export async function settleKeywordRow(
-  search: PgDocsSearch,
+  search: KeywordRows,
   docs: DocsStore<StoreMode>,
   id: number,
   believed?: { indexed: boolean; entry?: KeywordEntry },
