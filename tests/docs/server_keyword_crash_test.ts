@@ -61,6 +61,8 @@ Deno.test({
     const locker = postgres(store, { max: 1, onnotice: () => {} });
     const started = Date.now();
     const deadline = () => started + 120_000;
+    // Resolved to give the keyword table's lock back (in the end too, should the test fail).
+    const release = Promise.withResolvers<void>();
     const one = async (sql: string) => Number((await db.unsafe(sql))[0].n);
     let server = await startServe(home, ["--no-tail"], [folder]);
     try {
@@ -73,7 +75,6 @@ Deno.test({
       // next document commits, and its keyword row waits. Killed then, it dies between the two,
       // the moment an unqueued write would lose the row for good.
       const locked = Promise.withResolvers<void>();
-      const release = Promise.withResolvers<void>();
       let lockerPid = 0;
       const holding = locker.begin(async (tx) => {
         await tx.unsafe("LOCK TABLE docs_search IN EXCLUSIVE MODE");
@@ -130,6 +131,7 @@ Deno.test({
       assert.equal(index.expected, stored + 1);
       assert.equal(index.indexed, stored + 1);
     } finally {
+      release.resolve();
       await server.stop();
       await db.end();
       await locker.end();
