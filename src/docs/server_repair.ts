@@ -22,6 +22,7 @@ import type { ServerDocs } from "./server_ingest/server_docs.ts";
 import { storeMissingVectorsOnServer } from "./server_ingest/server_vectors.ts";
 import { indexedTextFrom } from "./server_search/server_text.ts";
 import { allDocuments, contentProblem, indexedShouldHold } from "./server_verify.ts";
+import { catchUpKeywordIndexOnServer } from "./server_ingest/server_catch_up.ts";
 import { counted } from "./verify_report.ts";
 
 /** What to repair with. */
@@ -139,6 +140,9 @@ export async function repairServerStore(
   // The keyword index.
   const { missing, extra } = await repairIndex(docs, index, rows, options.dryRun);
   const indexChanged = missing.length + extra.length > 0;
+  // The index now holds what the store does: the queued changes only need their rows settled
+  // again (no change where nothing moved since) and their entries cleared.
+  if (!options.dryRun) await catchUpKeywordIndexOnServer(server, 0);
 
   // Vectors the configured embedder has not stored (none once the store records them complete,
   // as on SQLite).

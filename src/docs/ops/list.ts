@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { describeDocument } from "../doc_read.ts";
+import { describeDocuments } from "../doc_read.ts";
 import { sessionScope } from "../doc_sessions.ts";
 import { matchesGlob } from "../glob.ts";
 import { defineOperation, type Operation } from "../../ops/operation.ts";
@@ -94,7 +94,7 @@ export const listOperation: Operation = defineOperation({
     return {
       total,
       offset: input.offset,
-      documents: await Promise.all(rows.map((row) => describeDocument(docs.store, row))),
+      documents: await describeDocuments(docs.store, rows),
     };
   },
 });

@@ -34,6 +34,8 @@ import { embedPendingOnServer } from "./server_vectors.ts";
 export class ServerAdd {
   /** Texts waiting for an embedding service, embedded once the add is stored. */
   #pending: PendingVectors[] = [];
+  /** Queue entries whose keyword changes are applied, deleted by the next write. */
+  #applied: number[] = [];
 
   private constructor(
     private readonly server: ServerDocs,
@@ -128,17 +130,22 @@ export class ServerAdd {
   }
 
   /**
-   * Runs `work` as one write that also moves the search generation. A result means the work
-   * wrote the snapshot's row (every recording does), so later writes need not.
+   * Runs `work` as one write that also moves the search generation and deletes the queue
+   * entries of keyword changes applied since the last write. A result means the work wrote
+   * the snapshot's row (every recording does), so later writes need not.
    */
   async #write<T>(
     work: (docs: DocsStore<StoreMode>) => Promise<T | undefined>,
   ): Promise<T | undefined> {
+    const applied = this.#applied;
     const result = await writeAgainIfStoredMeanwhile(this.server, async (docs) => {
-      const out = await work(docs);
+      // Sent ahead of the work's first statements and answered with them: no round trip of its
+      // own. Run again with the write when it is run again (a rolled-back delete deleted nothing).
+      const [, out] = await Promise.all([docs.deleteIndexChanges(applied), work(docs)]);
       if (out !== undefined) await docs.bumpCounter("index_generation");
       return out;
     });
+    this.#applied = [];
     if (result !== undefined) this.context.snapshot.markSaved();
     return result;
   }
@@ -159,5 +166,6 @@ export class ServerAdd {
     report.documents.push(recorded.document);
     if (recorded.pending !== undefined) this.#pending.push(recorded.pending);
     await applyKeywordChanges(this.server.search, docsOf(this.server), recorded.keywords);
+    this.#applied.push(...recorded.keywords.queued);
   }
 }

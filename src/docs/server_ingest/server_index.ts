@@ -6,17 +6,21 @@
  *
  * The keyword row comes after the commit because the search functions run on the pool, not on
  * the write's connection: a document is findable by keyword a moment after it is stored, as on
- * SQLite, where the index file is written after the store's transaction too. A process that
- * stops in between leaves that document out of keyword results until it is added again.
+ * SQLite, where the index file is written after the store's transaction too. So that a process
+ * stopping in between loses nothing, the write queues the change (`docs_index_queue`, as
+ * SQLite's writes do) and the queue entry is deleted only once the row is written; what a
+ * stopped process left queued is applied by the next catch-up (server_catch_up.ts).
  *
  * @module
  */
 import type { DocsStore } from "../../store/docs/docs_store.ts";
 import type { PgDocsSearch } from "../../store/postgres/docs/docs_store.ts";
 import type { StoreMode } from "../../store/repository.ts";
+import type { DocumentRow } from "../../store/docs/documents.ts";
 import { codeGraphRows, embeddingPieces, MAX_GRAPH_CHARS } from "../doc_index.ts";
 import { languageFromPath } from "../code_graph.ts";
 import { vectorToBytes } from "../embedder.ts";
+import { indexedTextFrom } from "../server_search/server_text.ts";
 
 /** What the keyword index takes of one document. */
 export interface KeywordEntry {
@@ -36,6 +40,33 @@ export interface KeywordChanges {
   add: KeywordEntry[];
   /** Documents to take out (superseded or deleted). */
   remove: number[];
+  /** The queue entries of these changes, written in the same write, deleted once applied. */
+  queued: number[];
+}
+
+/** No keyword changes. */
+export function noKeywordChanges(): KeywordChanges {
+  return { add: [], remove: [], queued: [] };
+}
+
+/** Queues a document's keyword row to be written after the commit (inside the caller's write). */
+export async function queueKeywordAdd(
+  docs: DocsStore<StoreMode>,
+  changes: KeywordChanges,
+  entry: KeywordEntry,
+): Promise<void> {
+  changes.queued.push(await docs.queueIndexChange(entry.id, "add"));
+  changes.add.push(entry);
+}
+
+/** Queues a document's keyword row to be taken out after the commit (inside the caller's write). */
+export async function queueKeywordRemoval(
+  docs: DocsStore<StoreMode>,
+  changes: KeywordChanges,
+  id: number,
+): Promise<void> {
+  changes.queued.push(await docs.queueIndexChange(id, "remove"));
+  changes.remove.push(id);
 }
 
 /** How documents are embedded while they are stored. */
@@ -85,29 +116,79 @@ export async function unindexIn(docs: DocsStore<StoreMode>, id: number): Promise
   await docs.deleteGraph(id);
 }
 
+/** The keyword index's writes that bringing a row in step needs (a server's `PgDocsSearch`). */
+export type KeywordRows = Pick<PgDocsSearch, "indexDocumentText" | "removeDocumentText">;
+
+/** Whether the keyword index should hold a document: it is its path's latest text version. */
+function belongs(row: DocumentRow | undefined): row is DocumentRow {
+  return row !== undefined && row.is_latest === 1 && row.is_text === 1;
+}
+
+/** Times a document's row is written again because another writer changed it meanwhile. */
+const SETTLE_ROUNDS = 4;
+
 /**
- * Brings the keyword index in step with a committed write. A document indexed here may have
- * been superseded by another writer meanwhile, whose removal could have come first: it is
- * checked after it is indexed and taken out again when it is no longer its path's latest.
+ * Makes the keyword index hold a document exactly when it is its path's latest text version,
+ * starting from what the caller believes (`indexed`: it should be held, with its text when the
+ * caller has it). Each write is on the pool, so it is committed before the document is read
+ * again; when another writer changed the document meanwhile (superseded it, made it latest
+ * again, deleted it), the row is written again to match. A writer that changes it after that
+ * read commits after it, and brings the row in step itself. Idempotent: two processes settling
+ * the same document end with the same row.
+ */
+export async function settleKeywordRow(
+  search: KeywordRows,
+  docs: DocsStore<StoreMode>,
+  id: number,
+  believed?: { indexed: boolean; entry?: KeywordEntry },
+): Promise<void> {
+  let row: DocumentRow | undefined;
+  let indexed: boolean;
+  let entry = believed?.entry;
+  if (believed === undefined) {
+    row = await docs.documentById(id);
+    indexed = belongs(row);
+  } else indexed = believed.indexed;
+  for (let round = 0; round < SETTLE_ROUNDS; round++) {
+    if (!indexed) await search.removeDocumentText(id);
+    else {
+      if (entry === undefined) {
+        row ??= await docs.documentById(id);
+        // Gone since it was read: the next read says so, and nothing is written.
+        if (row !== undefined) {
+          const text = await indexedTextFrom(docs, row);
+          entry = { id, title: row.title, path: row.path, text };
+        }
+      }
+      if (entry !== undefined) {
+        try {
+          await search.indexDocumentText(id, entry);
+        } catch (error) {
+          // Deleted meanwhile: its row may not be written (it refers to the document), nor needed.
+          if (await docs.documentById(id) !== undefined) throw error;
+        }
+      }
+    }
+    row = await docs.documentById(id);
+    if (belongs(row) === indexed) return;
+    indexed = !indexed;
+  }
+}
+
+/**
+ * Brings the keyword index in step with a committed write. Its queue entries are the caller's
+ * to delete once this has answered (an add deletes them in its next write, a statement sent
+ * with that write's first ones); until then a catch-up would only write the same rows again.
  */
 export async function applyKeywordChanges(
   search: PgDocsSearch,
   docs: DocsStore<StoreMode>,
   changes: KeywordChanges,
 ): Promise<void> {
-  for (const id of changes.remove) await search.removeDocumentText(id);
+  for (const id of changes.remove) {
+    await settleKeywordRow(search, docs, id, { indexed: false });
+  }
   for (const entry of changes.add) {
-    try {
-      await search.indexDocumentText(entry.id, {
-        title: entry.title,
-        path: entry.path,
-        text: entry.text,
-      });
-    } catch (error) {
-      // Deleted meanwhile: its row may not be written (it refers to the document), nor needed.
-      if (await docs.documentById(entry.id) === undefined) continue;
-      throw error;
-    }
-    if (!await docs.isLatestDocument(entry.id)) await search.removeDocumentText(entry.id);
+    await settleKeywordRow(search, docs, entry.id, { indexed: true, entry });
   }
 }

@@ -7,8 +7,9 @@
  * the keyword index is the server's (server_index.ts).
  *
  * Like SQLite's, an add ends by storing vectors other adds left missing, within
- * {@linkcode ADD_UPKEEP_BUDGET_MS}; there is no queue of keyword changes to catch up, since a
- * server's add writes its keyword rows itself.
+ * {@linkcode ADD_UPKEEP_BUDGET_MS}. Like SQLite's, an add starts by applying the keyword
+ * changes a stopped process left queued (server_catch_up.ts), so a document stored just before
+ * a crash is found by keyword again once anyone adds anything.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { NO_GIT } from "../doc_ingest/snapshot.ts";
 import type { IngestOptions, IngestReport, InlineDocument } from "../doc_ingest/types.ts";
 import { ADD_UPKEEP_BUDGET_MS } from "../search_upkeep.ts";
 import { ServerAdd } from "./server_add.ts";
+import { catchUpKeywordIndexOnServer } from "./server_catch_up.ts";
 import type { ServerDocs } from "./server_docs.ts";
 import { storeMissingVectorsOnServer } from "./server_vectors.ts";
 
@@ -38,6 +40,7 @@ export async function ingestPathOnServer(
   options: IngestOptions,
 ): Promise<IngestReport> {
   const { report, git, files, directory } = await planPathAdd(path, options);
+  await catchUpKeywordIndexOnServer(server);
   const add = await ServerAdd.open(server, options, report, directory, git);
   for (const [index, file] of files.entries()) {
     // Between files, a cancelled add stops (what is stored stays stored, as on SQLite).
@@ -77,6 +80,7 @@ export async function ingestInlineOnServer(
   options: IngestOptions,
 ): Promise<IngestReport> {
   const report = newReport(options);
+  await catchUpKeywordIndexOnServer(server);
   const add = await ServerAdd.open(server, options, report, null, NO_GIT);
   for (const doc of documents) await add.addInline(doc);
   await add.finish();

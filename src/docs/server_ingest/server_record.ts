@@ -22,7 +22,15 @@ import type { PendingVectors } from "../doc_index.ts";
 import type { IngestedDocument, IngestOptions } from "../doc_ingest/types.ts";
 import { extractText } from "../text_extract.ts";
 import { type PreparedFile, putPreparedIn } from "./server_files.ts";
-import { indexIn, type KeywordChanges, type ServerEmbedding, unindexIn } from "./server_index.ts";
+import {
+  indexIn,
+  type KeywordChanges,
+  noKeywordChanges,
+  queueKeywordAdd,
+  queueKeywordRemoval,
+  type ServerEmbedding,
+  unindexIn,
+} from "./server_index.ts";
 import type { ServerSnapshot } from "./server_snapshot.ts";
 import { markVectorsIncompleteIn } from "./server_vectors.ts";
 
@@ -89,12 +97,12 @@ async function supersedeIn(
 ): Promise<void> {
   for (const old of await docs.supersedeOtherVersions(path, keepId)) {
     await unindexIn(docs, old);
-    keywords.remove.push(old);
+    await queueKeywordRemoval(docs, keywords, old);
   }
 }
 
 /**
- * Indexes a document's text: vectors and graph now, the keyword row after the commit, and its
+ * Indexes a document's text: vectors and graph now, the keyword row queued for after the commit, and its
  * text kept for the embedding service when the embedder has no synchronous path.
  */
 async function indexTextIn(
@@ -106,8 +114,11 @@ async function indexTextIn(
 ): Promise<void> {
   if (doc.text === undefined) return;
   const entry = { id: doc.id, title: doc.title, path: doc.path, text: doc.text };
-  await indexIn(docs, context.embedding, { ...entry, modelRecorded });
-  recorded.keywords.add.push(entry);
+  // Sent together: the queue entry needs no round trip of its own.
+  await Promise.all([
+    indexIn(docs, context.embedding, { ...entry, modelRecorded }),
+    queueKeywordAdd(docs, recorded.keywords, entry),
+  ]);
   if (context.embedding.embed === undefined) {
     // Until the embedding service has answered, searches and the next add must know the gap.
     await markVectorsIncompleteIn(docs);
@@ -134,7 +145,7 @@ export async function recordIn(
   ]);
   const { same: existing, latest: previous } = versions;
   await snapshot.saveIn(docs);
-  const keywords: KeywordChanges = { add: [], remove: [] };
+  const keywords = noKeywordChanges();
   const recorded: Pick<Recorded, "keywords" | "pending"> = { keywords };
   if (existing !== undefined) {
     // Its content is stored (the document refers to it): nothing to put, as SQLite's put finds.
@@ -221,5 +232,5 @@ export async function recordUnchangedByStatIn(
   await context.snapshot.saveIn(docs);
   await decorateIn(docs, context.options, latest.id, entry.relativePath);
   await context.snapshot.include(docs, latest);
-  return { document: reported(latest, "unchanged"), keywords: { add: [], remove: [] } };
+  return { document: reported(latest, "unchanged"), keywords: noKeywordChanges() };
 }

@@ -101,6 +101,7 @@ import {
   supersedeOtherVersions,
   tagsOf,
 } from "./documents.ts";
+import { collectionsOfMany, metadataOfMany, tagsOfMany } from "./labels_of_many.ts";
 import {
   definitionsNamed,
   deleteGraph,
@@ -113,7 +114,13 @@ import {
   nodesOfType,
   nodeTypeCounts,
 } from "./graph.ts";
-import { indexChangesQueued, queuedIndexChanges, queueIndexChange } from "./search_index.ts";
+import {
+  deleteIndexChanges,
+  indexChangesQueued,
+  leaseIndexChanges,
+  queuedIndexChanges,
+  queueIndexChange,
+} from "./search_index.ts";
 import {
   addSnapshotMember,
   deleteEmptySnapshots,
@@ -193,6 +200,12 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   removeMetadata(id: number, keys: readonly string[]): Answer<void, M>;
   /** A document's metadata. */
   metadataOf(id: number): Answer<Record<string, string>, M>;
+  /** Each document's tags, sorted (an entry for every id, empty when it has none). */
+  tagsOfMany(ids: readonly number[]): Answer<Map<number, string[]>, M>;
+  /** Each document's metadata (an entry for every id). */
+  metadataOfMany(ids: readonly number[]): Answer<Map<number, Record<string, string>>, M>;
+  /** The collections each document is in, sorted (an entry for every id). */
+  collectionsOfMany(ids: readonly number[]): Answer<Map<number, string[]>, M>;
   /** Ids of every document a filter selects. */
   filteredIds(filter: DocumentFilter): Answer<number[], M>;
   /** Documents matching a filter, sorted and paged, with the total before paging. */
@@ -368,6 +381,16 @@ export interface DocsStore<M extends StoreMode = "sync"> {
   ): Answer<Array<{ seq: number; op: "add" | "remove"; id: number }>, M>;
   /** Whether any change has waited long enough. */
   indexChangesQueued(minAgeMs?: number): Answer<boolean, M>;
+  /**
+   * Takes up to `limit` changes that have waited at least `minAgeMs`, oldest first, and
+   * restarts their wait so another process catching up leaves them alone meanwhile.
+   */
+  leaseIndexChanges(
+    limit: number,
+    minAgeMs: number,
+  ): Answer<Array<{ seq: number; op: "add" | "remove"; id: number }>, M>;
+  /** Deletes applied changes from the queue; answers how many were still there. */
+  deleteIndexChanges(seqs: readonly number[]): Answer<number, M>;
   /** Reads a change counter. */
   readCounter(counter: DocsCounter): Answer<number, M>;
   /** Increments a change counter. */
@@ -411,6 +434,9 @@ const SQLITE_DOCS_FUNCTIONS = {
   setMetadata,
   removeMetadata,
   metadataOf,
+  tagsOfMany,
+  metadataOfMany,
+  collectionsOfMany,
   filteredIds,
   listDocuments,
   documentTotals,
@@ -473,6 +499,8 @@ const SQLITE_DOCS_FUNCTIONS = {
   queueIndexChange,
   queuedIndexChanges,
   indexChangesQueued,
+  leaseIndexChanges,
+  deleteIndexChanges,
   readCounter,
   bumpCounter,
   readState,

@@ -267,6 +267,39 @@ export function indexChangesQueued(db: DatabaseSync, minAgeMs = 0): boolean {
 }
 
 /**
+ * Takes up to `limit` queued changes that have waited at least `minAgeMs`, oldest first, and
+ * restarts their wait, so another process catching up meanwhile leaves them to this one (a
+ * lease: if this one stops before it deletes them, they are taken again once the wait is
+ * over). SQLite's own engine applies its queue through the index file instead; a server's
+ * engine uses this.
+ */
+export function leaseIndexChanges(
+  db: DatabaseSync,
+  limit: number,
+  minAgeMs: number,
+): Array<{ seq: number; op: "add" | "remove"; id: number }> {
+  return QUEUED.all(
+    prepared(
+      db,
+      `UPDATE docs_index_queue SET queued_at = CAST(unixepoch('subsec') * 1000 AS INTEGER)
+     WHERE seq IN (SELECT seq FROM docs_index_queue
+       WHERE queued_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER) - ? ORDER BY seq LIMIT ?)
+     RETURNING seq, document_id AS id, op`,
+    ).all(minAgeMs, limit),
+  ).sort((a, b) => a.seq - b.seq)
+    .map((row) => ({ seq: row.seq, op: row.op === 1 ? "add" : "remove", id: row.id }));
+}
+
+/** Deletes applied changes from the queue, whatever index they went to; answers how many. */
+export function deleteIndexChanges(db: DatabaseSync, seqs: readonly number[]): number {
+  if (seqs.length === 0) return 0;
+  const statement = prepared(db, "DELETE FROM docs_index_queue WHERE seq = ?");
+  let deleted = 0;
+  for (const seq of seqs) deleted += Number(statement.run(seq).changes);
+  return deleted;
+}
+
+/**
  * Removes changes applied to the index file `appliedTo` from the queue
  * (inside the caller's store transaction). When the store has moved to
  * another index file since, they stay queued: the new file needs them too.

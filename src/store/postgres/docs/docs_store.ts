@@ -19,6 +19,7 @@ import * as documentSearch from "./document_search.ts";
 import * as documentVocabulary from "./document_vocabulary.ts";
 import * as documents from "./documents.ts";
 import * as graphAndVectors from "./graph_and_vectors.ts";
+import * as labelsOfMany from "./labels_of_many.ts";
 import * as listing from "./listing.ts";
 import * as queueAndState from "./queue_and_state.ts";
 import * as snapshotsAndSessions from "./snapshots_and_sessions.ts";
@@ -26,6 +27,7 @@ import * as snapshotsAndSessions from "./snapshots_and_sessions.ts";
 const PG_DOCS_FUNCTIONS = {
   ...documents,
   ...listing,
+  ...labelsOfMany,
   ...chunks,
   ...snapshotsAndSessions,
   ...graphAndVectors,

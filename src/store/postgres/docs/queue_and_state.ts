@@ -53,6 +53,42 @@ export async function indexChangesQueued(q: PgQueryable, minAgeMs = 0): Promise<
   )).length > 0;
 }
 
+/**
+ * Takes up to `limit` changes that have waited at least `minAgeMs`, oldest first, and restarts
+ * their wait: a lease, so a second server catching up at the same moment skips them (rows the
+ * first is updating are skipped, not waited for; once it commits they are no longer old
+ * enough). A server that stops before deleting them leaves them to be taken again.
+ */
+export async function leaseIndexChanges(
+  q: PgQueryable,
+  limit: number,
+  minAgeMs: number,
+): Promise<Array<{ seq: number; op: "add" | "remove"; id: number }>> {
+  const rows = await readRows(
+    q,
+    QUEUED,
+    `UPDATE docs_index_queue SET queued_at = ${NOW_MS}
+     WHERE seq IN (SELECT seq FROM docs_index_queue WHERE queued_at <= ${NOW_MS} - $1
+       ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING seq, document_id AS id, op`,
+    [minAgeMs, limit],
+  );
+  // RETURNING gives no order: oldest first, as the queue is read.
+  return rows.sort((a, b) => a.seq - b.seq)
+    .map((row) => ({ seq: row.seq, op: row.op === 1 ? "add" : "remove", id: row.id }));
+}
+
+/** Deletes applied changes from the queue; answers how many were still there. */
+export async function deleteIndexChanges(q: PgQueryable, seqs: readonly number[]): Promise<number> {
+  if (seqs.length === 0) return 0;
+  return (await q.query(
+    "DELETE FROM docs_index_queue WHERE seq = ANY($1::bigint[]) RETURNING seq",
+    [
+      [...seqs],
+    ],
+  )).length;
+}
+
 /** Reads a state value. */
 export async function readState(q: PgQueryable, key: string): Promise<string | undefined> {
   return (await readOptionalRow(q, VALUE, "SELECT value FROM docs_state WHERE key = $1", [key]))
