@@ -27,7 +27,7 @@ const PAGE = 64;
  *
  * @example
  * ```ts ignore
- * await catchUpKeywordIndexOnServer(server); // before a keyword search, or an add
+ * await catchUpKeywordIndexOnServer(server); // as an add or a repair starts
  * ```
  */
 export async function catchUpKeywordIndexOnServer(
