@@ -315,21 +315,52 @@ export function readContentPrefix(
   return out;
 }
 
+/** How a chunk of a document is named in integrity errors, and the details they carry. */
+export function chunkPlace(
+  entry: ManifestEntry,
+  documentHash: string,
+  label: ContentLabel,
+): { where: string; details: Record<string, unknown> } {
+  return {
+    where: `chunk ${entry.chunk_hash} (#${entry.seq}) of document ${label.path} (${documentHash})`,
+    details: {
+      chunk_hash: entry.chunk_hash,
+      chunk_index: entry.seq,
+      document: label.path,
+      document_hash: documentHash,
+      document_id: label.id,
+    },
+  };
+}
+
+/**
+ * A stored chunk's bytes decoded and checked against its chunk-list entry: the raw bytes, or
+ * what is wrong (the words after "is corrupt: ", and the hash the bytes have when they decode).
+ */
+export function decodeCheckedChunk(
+  entry: ManifestEntry,
+  stored: Uint8Array,
+): { data: Uint8Array } | { problem: string; actual?: string } {
+  let data: Uint8Array;
+  try {
+    data = decompressChunk(stored);
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+  const actual = sha256Hex(data);
+  if (actual !== entry.chunk_hash || data.length !== entry.length) {
+    return { problem: `its ${data.length} stored bytes hash to ${actual}`, actual };
+  }
+  return { data };
+}
+
 function readVerifiedChunk(
   db: DatabaseSync,
   entry: ManifestEntry,
   documentHash: string,
   label: ContentLabel,
 ): Uint8Array {
-  const details = {
-    chunk_hash: entry.chunk_hash,
-    chunk_index: entry.seq,
-    document: label.path,
-    document_hash: documentHash,
-    document_id: label.id,
-  };
-  const where =
-    `chunk ${entry.chunk_hash} (#${entry.seq}) of document ${label.path} (${documentHash})`;
+  const { where, details } = chunkPlace(entry, documentHash, label);
   let stored;
   try {
     stored = readChunk(db, entry.chunk_hash);
@@ -344,31 +375,18 @@ function readVerifiedChunk(
   if (stored === undefined) {
     throw corrupt(db, `${where} is missing from the store`, details);
   }
-  let data: Uint8Array;
-  try {
-    data = decompressChunk(stored.data);
-  } catch (error) {
-    const pack = chunkPackFile(db, entry.chunk_hash);
-    throw corrupt(
-      db,
-      `${where} is corrupt${pack === undefined ? "" : ` (stored in ${pack})`}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
-      { ...details, ...(pack === undefined ? {} : { pack_file: pack }) },
-    );
-  }
-  const actual = sha256Hex(data);
-  if (actual !== entry.chunk_hash || data.length !== entry.length) {
-    const pack = chunkPackFile(db, entry.chunk_hash);
-    throw corrupt(
-      db,
-      `${where} is corrupt${
-        pack === undefined ? "" : ` (stored in ${pack})`
-      }: its ${data.length} stored bytes hash to ${actual}`,
-      { ...details, actual_hash: actual, ...(pack === undefined ? {} : { pack_file: pack }) },
-    );
-  }
-  return data;
+  const decoded = decodeCheckedChunk(entry, stored.data);
+  if ("data" in decoded) return decoded.data;
+  const pack = chunkPackFile(db, entry.chunk_hash);
+  throw corrupt(
+    db,
+    `${where} is corrupt${pack === undefined ? "" : ` (stored in ${pack})`}: ${decoded.problem}`,
+    {
+      ...details,
+      ...(decoded.actual === undefined ? {} : { actual_hash: decoded.actual }),
+      ...(pack === undefined ? {} : { pack_file: pack }),
+    },
+  );
 }
 
 /**

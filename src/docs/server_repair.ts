@@ -13,7 +13,8 @@ import type { DocumentRow } from "../store/docs/documents.ts";
 import type { DocsStore } from "../store/docs/docs_store.ts";
 import type { StoreMode } from "../store/repository.ts";
 import type { Store } from "../store/store.ts";
-import { compressChunk, decompressChunk } from "./compression.ts";
+import { compressChunk } from "./compression.ts";
+import { decodeCheckedChunk } from "./content_store.ts";
 import { sha256Hex } from "./content_hash.ts";
 import type { RepairReport } from "./doc_repair.ts";
 import { VECTORS_COMPLETE_KEY } from "./doc_index.ts";
@@ -65,8 +66,9 @@ async function restoreFromOriginal(
   const bad: typeof manifest = [];
   for (const entry of manifest) {
     const stored = await docs.readChunk(entry.chunk_hash);
-    const data = bytes.subarray(entry.offset, entry.offset + entry.length);
-    if (stored === undefined || !chunkHolds(stored.data, data)) bad.push(entry);
+    if (stored === undefined || !("data" in decodeCheckedChunk(entry, stored.data))) {
+      bad.push(entry);
+    }
   }
   if (dryRun || bad.length === 0) return { restored: bad.length };
   for (const entry of bad) {
@@ -86,16 +88,6 @@ async function restoreFromOriginal(
     );
   }
   return { restored: bad.length };
-}
-
-/** Whether stored chunk bytes decode to `raw`. */
-function chunkHolds(stored: Uint8Array, raw: Uint8Array): boolean {
-  try {
-    const data = decompressChunk(stored);
-    return data.length === raw.length && sha256Hex(data) === sha256Hex(raw);
-  } catch {
-    return false;
-  }
 }
 
 /** Indexes what the index lacks and drops what it should not hold; answers how many were indexed. */

@@ -16,9 +16,15 @@ import type { DocsStore } from "../store/docs/docs_store.ts";
 import type { ManifestEntry } from "../store/docs/chunks.ts";
 import type { StoreMode } from "../store/repository.ts";
 import { chunkSpans } from "./chunker.ts";
-import { compressChunk, decompressChunk } from "./compression.ts";
+import { compressChunk } from "./compression.ts";
 import { ContentHasher, sha256Hex } from "./content_hash.ts";
-import { type ContentLabel, CorruptContentError, type PutResult } from "./content_store.ts";
+import {
+  chunkPlace,
+  type ContentLabel,
+  CorruptContentError,
+  decodeCheckedChunk,
+  type PutResult,
+} from "./content_store.ts";
 
 /**
  * Stores bytes as a content (inside the caller's write); an already stored content costs one
@@ -89,36 +95,17 @@ async function verifiedChunk(
   documentHash: string,
   label: ContentLabel,
 ): Promise<Uint8Array> {
-  const details = {
-    chunk_hash: entry.chunk_hash,
-    chunk_index: entry.seq,
-    document: label.path,
-    document_hash: documentHash,
-    document_id: label.id,
-  };
-  const where =
-    `chunk ${entry.chunk_hash} (#${entry.seq}) of document ${label.path} (${documentHash})`;
+  const { where, details } = chunkPlace(entry, documentHash, label);
   const stored = await docs.readChunk(entry.chunk_hash);
   if (stored === undefined) {
     throw new CorruptContentError(`${where} is missing from the store`, details);
   }
-  let data: Uint8Array;
-  try {
-    data = decompressChunk(stored.data);
-  } catch (error) {
-    throw new CorruptContentError(
-      `${where} is corrupt: ${error instanceof Error ? error.message : String(error)}`,
-      details,
-    );
-  }
-  const actual = sha256Hex(data);
-  if (actual !== entry.chunk_hash || data.length !== entry.length) {
-    throw new CorruptContentError(
-      `${where} is corrupt: its ${data.length} stored bytes hash to ${actual}`,
-      { ...details, actual_hash: actual },
-    );
-  }
-  return data;
+  const decoded = decodeCheckedChunk(entry, stored.data);
+  if ("data" in decoded) return decoded.data;
+  throw new CorruptContentError(`${where} is corrupt: ${decoded.problem}`, {
+    ...details,
+    ...(decoded.actual === undefined ? {} : { actual_hash: decoded.actual }),
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename, extname } from "node:path";
+import { newDocumentRow } from "./new_row.ts";
 import { type DatabaseSync, transaction } from "../../store/database.ts";
 import { addToCollection, inheritCollections } from "../../store/docs/collections.ts";
 import {
@@ -140,26 +140,15 @@ export class DocumentRecorder {
       return;
     }
     const prefix = bytes.length > MAX_INDEXED_BYTES ? bytes.subarray(0, MAX_INDEXED_BYTES) : bytes;
-    const name = basename(file.name ?? file.path) || file.relativePath;
-    const extracted = extractText(file.name ?? file.path, prefix);
-    const row = {
-      hash: put.hash,
+    const { row, extracted } = newDocumentRow({
+      put,
       path: file.path,
-      relative_path: file.relativePath,
-      name,
-      extension: extname(name).toLowerCase(),
-      mime: extracted.mime,
-      is_text: extracted.isText ? 1 : 0,
-      size: put.size,
-      title: (extracted.title ?? name).slice(0, 500),
-      created_at: times.created,
-      modified_at: times.modified,
-      indexed_at: options.now,
-      snapshot_id: this.snapshot.id,
-      session_id: options.session,
-      source_url: options.sourceUrl ?? null,
-      person: options.person ?? null,
-    };
+      relativePath: file.relativePath,
+      name: file.name,
+      prefix,
+      times,
+      snapshotId: this.snapshot.id,
+    }, options);
     const here = extracted.text !== undefined && this.handoff.embedsHere(extracted.text.length);
     const embedsNow = this.embed !== undefined && here;
     const id = insertDocument(db, { ...row, vector_model: embedsNow ? options.embedder.id : null });

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { basename, extname } from "node:path";
+import { newDocumentRow } from "../doc_ingest/new_row.ts";
 import type { DocumentRow } from "../../store/docs/documents.ts";
 import type { DocsStore } from "../../store/docs/docs_store.ts";
 import type { StoreMode } from "../../store/repository.ts";
@@ -167,26 +167,15 @@ export async function recordIn(
     return { put, document: reported(existing, "unchanged"), ...recorded };
   }
   const put = await putPreparedIn(docs, file, options.now);
-  const name = basename(entry.name ?? entry.path) || entry.relativePath;
-  const extracted = extractText(entry.name ?? entry.path, file.prefix);
-  const row = {
-    hash: put.hash,
+  const { row, extracted } = newDocumentRow({
+    put,
     path: entry.path,
-    relative_path: entry.relativePath,
-    name,
-    extension: extname(name).toLowerCase(),
-    mime: extracted.mime,
-    is_text: extracted.isText ? 1 : 0,
-    size: put.size,
-    title: (extracted.title ?? name).slice(0, 500),
-    created_at: file.times.created,
-    modified_at: file.times.modified,
-    indexed_at: options.now,
-    snapshot_id: snapshot.id,
-    session_id: options.session,
-    source_url: options.sourceUrl ?? null,
-    person: options.person ?? null,
-  };
+    relativePath: entry.relativePath,
+    name: entry.name,
+    prefix: file.prefix,
+    times: file.times,
+    snapshotId: snapshot.id,
+  }, options);
   const embedsNow = context.embedding.embed !== undefined && extracted.text !== undefined;
   const id = await docs.insertDocument({
     ...row,
