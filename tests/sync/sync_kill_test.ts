@@ -22,7 +22,7 @@ import { makeAgentHome } from "../helpers/agent_home.ts";
 import { runVantage } from "../helpers/cli.ts";
 import { MAIN } from "../helpers/mcp_stdio.ts";
 import { startServe } from "../helpers/serve_process.ts";
-import { assertSameHistory, rows } from "./team_fixture.ts";
+import { assertSameHistory, rows, syncCursor } from "./team_fixture.ts";
 
 const SESSIONS = 6;
 
@@ -79,15 +79,6 @@ async function fillLaptop(home: { home: string; dataHome: string; env: Record<st
   }
 }
 
-/** The laptop's acknowledged messages cursor (0 before the first acknowledged batch). */
-function messagesCursor(dataHome: string): number {
-  const found = rows<{ value: string }>(
-    dataHome,
-    "SELECT value FROM store_meta WHERE key LIKE 'sync.cursor.%.messages'",
-  );
-  return found.length === 0 ? 0 : Number(found[0].value);
-}
-
 Deno.test({
   name: "vantage sync killed half-way and run again: nothing duplicated, nothing missing",
   sanitizeOps: false,
@@ -123,14 +114,14 @@ Deno.test({
       let at = 0;
       const deadline = Date.now() + 120_000;
       while (Date.now() < deadline) {
-        at = messagesCursor(laptop.dataHome);
+        at = syncCursor(laptop.dataHome, "messages");
         if (at > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       first.kill("SIGKILL");
       const killed = await first.output();
       assert.equal(killed.signal, "SIGKILL", new TextDecoder().decode(killed.stderr));
-      at = messagesCursor(laptop.dataHome);
+      at = syncCursor(laptop.dataHome, "messages");
       assert.ok(at > 0, "a message batch was acknowledged before the kill");
       const onServer = rows(team.dataHome, "SELECT id FROM messages").length;
       assert.ok(onServer < allMessages, `killed half-way: ${onServer} of ${allMessages} messages`);

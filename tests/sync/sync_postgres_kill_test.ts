@@ -25,7 +25,7 @@ import {
 } from "../helpers/postgres_cluster.ts";
 import { type ServeProcess, startServe } from "../helpers/serve_process.ts";
 import { laptopDocuments, teamDocuments } from "./held_documents.ts";
-import { rows } from "./team_fixture.ts";
+import { rows, syncCursor } from "./team_fixture.ts";
 
 /** Binaries of this size: eight or so fill a documents batch (8 MiB of JSON, base64 inside). */
 const BINARY_BYTES = 700 * 1024;
@@ -73,15 +73,6 @@ async function fillLaptop(home: { home: string; dataHome: string }) {
   }
 }
 
-/** The laptop's acknowledged documents cursor (0 before the first acknowledged batch). */
-function documentsCursor(dataHome: string): number {
-  const found = rows<{ value: string }>(
-    dataHome,
-    "SELECT value FROM store_meta WHERE key LIKE 'sync.cursor.%.documents'",
-  );
-  return found.length === 0 ? 0 : Number(found[0].value);
-}
-
 Deno.test({
   name:
     "vantage sync killed half-way through documents to a PostgreSQL team server, run again: each once",
@@ -125,14 +116,14 @@ Deno.test({
       let at = 0;
       const deadline = Date.now() + 180_000;
       while (Date.now() < deadline) {
-        at = documentsCursor(laptop.dataHome);
+        at = syncCursor(laptop.dataHome, "documents");
         if (at > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       first.kill("SIGKILL");
       const killed = await first.output();
       assert.equal(killed.signal, "SIGKILL", new TextDecoder().decode(killed.stderr));
-      at = documentsCursor(laptop.dataHome);
+      at = syncCursor(laptop.dataHome, "documents");
       assert.ok(at > 0, "a documents batch was acknowledged before the kill");
       const stored = await onServer();
       assert.ok(stored < laptopDocs.length, `killed half-way: ${stored} of ${laptopDocs.length}`);

@@ -87,6 +87,16 @@ export function rows<T>(dataHome: string, sql: string, ...params: Array<string |
   }
 }
 
+/** A laptop's acknowledged sync cursor of one stream (0 before its first acknowledged batch). */
+export function syncCursor(dataHome: string, stream: "messages" | "documents"): number {
+  const found = rows<{ value: string }>(
+    dataHome,
+    "SELECT value FROM store_meta WHERE key LIKE ?",
+    `sync.cursor.%.${stream}`,
+  );
+  return found.length === 0 ? 0 : Number(found[0].value);
+}
+
 /**
  * What two stores must hold alike of one person's history, a query per table, in SQLite's
  * spelling or (`postgres`) PostgreSQL's. Costs are sums of floating-point prices, added per
